@@ -1,0 +1,286 @@
+//! Admin API: geocoding counters (`GET /admin/api/geocoding`), the LLM call list with
+//! totals (`GET /admin/api/llm`) and the purge of the legacy provider's cache. NaN costs
+//! stored in `llm_cache` never reach a response: they read as null and sums ignore them.
+
+use crate::admin::monitoring::params;
+use crate::admin::monitoring::shapes::StatusCounts;
+use crate::auth::AdminSession;
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::{Page, Query, contains_pattern};
+use crate::state::AppState;
+use axum::Json;
+use axum::extract::State;
+use bandmap_db::audit::{self, Entry};
+use bandmap_db::llm_cache::{self, LlmCall, LlmFilter, ModelStats};
+use bandmap_db::{geocode_cache, geocoding_stats};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+/// Routes of this module.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(overview))
+        .routes(routes!(llm_calls))
+        .routes(routes!(purge_legacy_provider))
+}
+
+fn finite(v: f64) -> Option<f64> {
+    v.is_finite().then_some(v)
+}
+
+/// Rows of one provider.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ProviderItem {
+    /// Provider (`gazetteer`, `geoapify`, `llm+…`, `manual`…).
+    pub provider: String,
+    /// `band_locations` rows carrying it (any status).
+    pub count: i64,
+    /// Average confidence (non-finite values ignored).
+    pub avg_confidence: Option<f64>,
+}
+
+/// LLM usage of one model.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ModelItem {
+    /// Model.
+    pub model: String,
+    /// Calls.
+    pub calls: i64,
+    /// Calls whose extraction gave no city.
+    pub city_null: i64,
+    /// Total cost in USD (NaN rows ignored).
+    pub cost_usd: Option<f64>,
+    /// Prompt tokens.
+    pub prompt_tokens: i64,
+    /// Completion tokens.
+    pub completion_tokens: i64,
+}
+
+impl From<ModelStats> for ModelItem {
+    fn from(m: ModelStats) -> Self {
+        ModelItem {
+            model: m.model,
+            calls: m.calls,
+            city_null: m.city_null,
+            cost_usd: finite(m.cost_usd),
+            prompt_tokens: m.prompt_tokens,
+            completion_tokens: m.completion_tokens,
+        }
+    }
+}
+
+/// Geocode cache size.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CacheInfo {
+    /// Cached provider answers.
+    pub entries: i64,
+}
+
+/// `GET /admin/api/geocoding`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct GeocodingOverview {
+    /// Rows per status (all seven).
+    pub by_status: StatusCounts,
+    /// Rows per provider, most used first.
+    pub providers: Vec<ProviderItem>,
+    /// LLM calls per model, most used first.
+    pub llm_models: Vec<ModelItem>,
+    /// Geocode cache.
+    pub cache: CacheInfo,
+}
+
+/// Counters of `band_locations` and `llm_cache`.
+#[utoipa::path(get, path = "/geocoding", tag = "admin-geocoding", security(("session" = [])),
+    responses(
+        (status = 200, description = "counters", body = GeocodingOverview),
+        (status = 401, description = "no session", body = ErrorBody)))]
+pub async fn overview(State(state): State<AppState>) -> Result<Json<GeocodingOverview>, ApiError> {
+    let pool = &state.pool;
+    let by_status = geocoding_stats::status_counts(pool).await?.into();
+    let providers = geocoding_stats::providers(pool)
+        .await?
+        .into_iter()
+        .map(|p| ProviderItem {
+            provider: p.provider,
+            count: p.count,
+            avg_confidence: p.avg_confidence.and_then(finite),
+        })
+        .collect();
+    let llm_models = llm_cache::model_stats(pool)
+        .await?
+        .into_iter()
+        .map(Into::into)
+        .collect();
+    let entries = geocode_cache::count(pool).await?;
+    Ok(Json(GeocodingOverview {
+        by_status,
+        providers,
+        llm_models,
+        cache: CacheInfo { entries },
+    }))
+}
+
+/// Query of `GET /admin/api/llm`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct LlmQuery {
+    /// Exact model name (at most 100 characters).
+    #[param(max_length = 100)]
+    model: Option<String>,
+    /// Band id.
+    #[param(value_type = Option<i64>)]
+    ma_id: Option<String>,
+    /// true: only calls whose extraction has no city; false: only calls with a city.
+    #[param(value_type = Option<bool>)]
+    city_null: Option<String>,
+    /// Case-insensitive substring of the place sent (wildcards literal, truncated to 100).
+    q: Option<String>,
+    /// Page size (default 50, max 500).
+    #[param(value_type = Option<i64>, minimum = 0)]
+    limit: Option<String>,
+    /// Rows to skip.
+    #[param(value_type = Option<i64>, minimum = 0)]
+    offset: Option<String>,
+}
+
+/// One LLM call.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LlmItem {
+    /// Row id.
+    pub id: i64,
+    /// When.
+    pub created_at: DateTime<Utc>,
+    /// Band that triggered it.
+    pub ma_id: Option<i64>,
+    /// Its name (null when the band is gone).
+    pub band_name: Option<String>,
+    /// Place sent.
+    pub location_raw: Option<String>,
+    /// Country sent.
+    pub country: Option<String>,
+    /// Model that answered.
+    pub model: String,
+    /// `{"city","region","country","confidence"}`; null when the reply was malformed.
+    pub extraction: Option<Value>,
+    /// Prompt tokens.
+    pub prompt_tokens: Option<i32>,
+    /// Completion tokens.
+    pub completion_tokens: Option<i32>,
+    /// Cost in USD (null when unknown or NaN).
+    pub cost_usd: Option<f64>,
+    /// Prompt text.
+    pub prompt: Option<String>,
+    /// Raw reply.
+    pub response: Option<String>,
+}
+
+impl From<LlmCall> for LlmItem {
+    fn from(c: LlmCall) -> Self {
+        LlmItem {
+            id: c.id,
+            created_at: c.created_at,
+            ma_id: c.ma_id,
+            band_name: c.band_name,
+            location_raw: c.location_raw,
+            country: c.country,
+            model: c.model,
+            extraction: c.extraction,
+            prompt_tokens: c.prompt_tokens,
+            completion_tokens: c.completion_tokens,
+            cost_usd: c.cost_usd.and_then(finite),
+            prompt: c.prompt,
+            response: c.response,
+        }
+    }
+}
+
+/// Totals over the filter.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LlmTotalsItem {
+    /// Calls.
+    pub calls: i64,
+    /// Cost in USD (NaN rows ignored).
+    pub cost_usd: Option<f64>,
+}
+
+/// `GET /admin/api/llm`: a list page plus totals.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LlmPageItem {
+    /// Calls, newest first.
+    pub items: Vec<LlmItem>,
+    /// Calls matching the filter.
+    pub total: i64,
+    /// Page size used.
+    pub limit: i64,
+    /// Rows skipped.
+    pub offset: i64,
+    /// Totals over the whole filter.
+    pub totals: LlmTotalsItem,
+}
+
+/// LLM calls with prompt, response and triggering band, plus totals over the filter.
+#[utoipa::path(get, path = "/llm", tag = "admin-geocoding", params(LlmQuery),
+    security(("session" = [])),
+    responses(
+        (status = 200, description = "a page of calls", body = LlmPageItem),
+        (status = 400, description = "bad parameter", body = ErrorBody),
+        (status = 401, description = "no session", body = ErrorBody)))]
+pub async fn llm_calls(
+    State(state): State<AppState>,
+    Query(q): Query<LlmQuery>,
+) -> Result<Json<LlmPageItem>, ApiError> {
+    let filter = LlmFilter {
+        model: params::bounded("model", q.model.as_deref())?,
+        ma_id: params::int("ma_id", q.ma_id.as_deref())?,
+        city_null: params::boolean("city_null", q.city_null.as_deref())?,
+        location_pattern: params::text(q.q.as_deref()).map(|t| contains_pattern(&t, 100)),
+    };
+    let page = Page::parse(q.limit.as_deref(), q.offset.as_deref())?;
+    let found = llm_cache::list(&state.pool, &filter, page.limit, page.offset).await?;
+    Ok(Json(LlmPageItem {
+        items: found.items.into_iter().map(Into::into).collect(),
+        total: found.total,
+        limit: page.limit,
+        offset: page.offset,
+        totals: LlmTotalsItem {
+            calls: found.totals.calls,
+            cost_usd: finite(found.totals.cost_usd),
+        },
+    }))
+}
+
+/// Result of the purge.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Deleted {
+    /// Cache rows deleted.
+    pub deleted: u64,
+}
+
+/// Deletes the geocode cache entries of the legacy provider `nominatim` (destructive).
+/// Audited.
+#[utoipa::path(post, path = "/geocode-cache/purge-legacy-provider", tag = "admin-geocoding",
+    security(("session" = [])),
+    responses(
+        (status = 200, description = "rows deleted", body = Deleted),
+        (status = 401, description = "no session", body = ErrorBody)))]
+pub async fn purge_legacy_provider(
+    State(state): State<AppState>,
+    session: AdminSession,
+) -> Result<Json<Deleted>, ApiError> {
+    let mut tx = state.pool.begin().await?;
+    let deleted = geocoding_stats::purge_legacy_provider(&mut tx).await?;
+    let entry = Entry {
+        username: &session.username,
+        action: "geocode_cache.purge_legacy_provider",
+        target: "geocode_cache",
+        before: Some(json!({"provider": geocode_cache::LEGACY_PROVIDER})),
+        after: Some(json!({"deleted": deleted})),
+        ip: session.ip.clone(),
+    };
+    audit::record(&mut tx, &entry).await?;
+    tx.commit().await?;
+    Ok(Json(Deleted { deleted }))
+}

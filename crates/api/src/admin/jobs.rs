@@ -1,0 +1,259 @@
+//! Admin API: job requests (`job_triggers`) and crawl-run control. Cancelling a run only
+//! raises `cancel_requested`: the job writes its final status itself (rule 10).
+
+use crate::admin::monitoring::params;
+use crate::admin::monitoring::shapes::{ListPage, TriggerItem};
+use crate::auth::AdminSession;
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::{Json, Page, Path, Query};
+use crate::state::AppState;
+use axum::extract::State;
+use axum::http::StatusCode;
+use bandmap_db::admin_jobs::{self, JOB_TYPES, RunCancel, TRIGGER_STATUSES};
+use bandmap_db::audit::{self, Entry};
+use bandmap_db::jobs::CancelOutcome;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+/// Routes of this module.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(create_trigger, list_triggers))
+        .routes(routes!(cancel_trigger))
+        .routes(routes!(cancel_run))
+        .routes(routes!(cleanup_runs))
+}
+
+async fn audited(
+    tx: &mut sqlx::PgConnection,
+    session: &AdminSession,
+    action: &str,
+    target: &str,
+    before: Option<Value>,
+    after: Value,
+) -> Result<(), ApiError> {
+    let entry = Entry {
+        username: &session.username,
+        action,
+        target,
+        before,
+        after: Some(after),
+        ip: session.ip.clone(),
+    };
+    audit::record(tx, &entry).await?;
+    Ok(())
+}
+
+/// Body of `POST /admin/api/job-triggers`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewTrigger {
+    /// `enrich`, `incremental`, `full_crawl` or `geocoder_enqueue`.
+    #[schema(pattern = "^(enrich|incremental|full_crawl|geocoder_enqueue)$")]
+    pub job_type: String,
+}
+
+/// Id of the created request.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Created {
+    /// Trigger id.
+    pub id: i64,
+}
+
+/// Registers a job request (a pending `job_triggers` row). Audited.
+#[utoipa::path(post, path = "/job-triggers", tag = "admin-jobs", request_body = NewTrigger,
+    security(("session" = [])),
+    responses(
+        (status = 201, description = "registered", body = Created),
+        (status = 400, description = "unknown job_type or bad body", body = ErrorBody),
+        (status = 401, description = "no session", body = ErrorBody)))]
+pub async fn create_trigger(
+    State(state): State<AppState>,
+    session: AdminSession,
+    Json(body): Json<NewTrigger>,
+) -> Result<(StatusCode, axum::Json<Created>), ApiError> {
+    let job_type = params::one_of("job_type", Some(&body.job_type), &JOB_TYPES)?
+        .ok_or_else(|| ApiError::bad_request("job_type is required"))?;
+    let mut tx = state.pool.begin().await?;
+    let id = admin_jobs::create_trigger(&mut tx, &job_type, &session.username).await?;
+    let after = json!({"id": id, "job_type": job_type, "status": "pending"});
+    audited(
+        &mut tx,
+        &session,
+        "job_trigger.create",
+        &format!("job_trigger:{id}"),
+        None,
+        after,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok((StatusCode::CREATED, axum::Json(Created { id })))
+}
+
+/// Query of `GET /admin/api/job-triggers`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct TriggersQuery {
+    /// `pending`, `claimed`, `done`, `error` or `cancelled`.
+    #[param(value_type = Option<String>, pattern = "^(pending|claimed|done|error|cancelled)$")]
+    status: Option<String>,
+    /// Page size (default 50, max 500).
+    #[param(value_type = Option<i64>, minimum = 0)]
+    limit: Option<String>,
+    /// Rows to skip.
+    #[param(value_type = Option<i64>, minimum = 0)]
+    offset: Option<String>,
+}
+
+/// Job requests, newest first.
+#[utoipa::path(get, path = "/job-triggers", tag = "admin-jobs", params(TriggersQuery),
+    security(("session" = [])),
+    responses(
+        (status = 200, description = "a page of requests", body = ListPage<TriggerItem>),
+        (status = 400, description = "bad parameter", body = ErrorBody),
+        (status = 401, description = "no session", body = ErrorBody)))]
+pub async fn list_triggers(
+    State(state): State<AppState>,
+    Query(q): Query<TriggersQuery>,
+) -> Result<axum::Json<ListPage<TriggerItem>>, ApiError> {
+    let status = params::one_of("status", q.status.as_deref(), &TRIGGER_STATUSES)?;
+    let page = Page::parse(q.limit.as_deref(), q.offset.as_deref())?;
+    let (rows, total) =
+        bandmap_db::monitoring::triggers(&state.pool, status.as_deref(), page.limit, page.offset)
+            .await?;
+    Ok(axum::Json(ListPage::from_rows(rows, total, page)))
+}
+
+/// State of a request after cancellation.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TriggerCancelled {
+    /// Trigger id.
+    pub id: i64,
+    /// Always `cancelled`.
+    pub status: String,
+}
+
+/// Cancels a request that is still `pending`. Audited.
+#[utoipa::path(post, path = "/job-triggers/{id}/cancel", tag = "admin-jobs",
+    params(("id" = i64, Path, description = "trigger id")), security(("session" = [])),
+    responses(
+        (status = 200, description = "cancelled", body = TriggerCancelled),
+        (status = 400, description = "invalid id", body = ErrorBody),
+        (status = 401, description = "no session", body = ErrorBody),
+        (status = 404, description = "unknown id", body = ErrorBody),
+        (status = 409, description = "not pending", body = ErrorBody)))]
+pub async fn cancel_trigger(
+    State(state): State<AppState>,
+    session: AdminSession,
+    Path(id): Path<i64>,
+) -> Result<axum::Json<TriggerCancelled>, ApiError> {
+    let mut tx = state.pool.begin().await?;
+    match admin_jobs::cancel_trigger(&mut tx, id).await? {
+        CancelOutcome::NotFound => return Err(ApiError::not_found(format!("no job trigger {id}"))),
+        CancelOutcome::NotPending => {
+            return Err(ApiError::Conflict(format!(
+                "job trigger {id} is not pending"
+            )));
+        }
+        CancelOutcome::Cancelled => {}
+    }
+    let target = format!("job_trigger:{id}");
+    let (before, after) = (json!({"status": "pending"}), json!({"status": "cancelled"}));
+    audited(
+        &mut tx,
+        &session,
+        "job_trigger.cancel",
+        &target,
+        Some(before),
+        after,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(axum::Json(TriggerCancelled {
+        id,
+        status: "cancelled".into(),
+    }))
+}
+
+/// State of a run after the cancel request.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RunCancelRequested {
+    /// Run id.
+    pub id: i64,
+    /// Still `running`: the job writes `cancelled` itself at its next batch.
+    pub status: String,
+    /// Always true.
+    pub cancel_requested: bool,
+}
+
+/// Asks a running run to stop: sets `cancel_requested` only; never writes the final
+/// status. Audited.
+#[utoipa::path(post, path = "/crawl-runs/{id}/cancel", tag = "admin-jobs",
+    params(("id" = i64, Path, description = "crawl_run id")), security(("session" = [])),
+    responses(
+        (status = 200, description = "flag raised", body = RunCancelRequested),
+        (status = 400, description = "invalid id", body = ErrorBody),
+        (status = 401, description = "no session", body = ErrorBody),
+        (status = 404, description = "unknown id", body = ErrorBody),
+        (status = 409, description = "not running", body = ErrorBody)))]
+pub async fn cancel_run(
+    State(state): State<AppState>,
+    session: AdminSession,
+    Path(id): Path<i64>,
+) -> Result<axum::Json<RunCancelRequested>, ApiError> {
+    let mut tx = state.pool.begin().await?;
+    match admin_jobs::request_run_cancel(&mut tx, id).await? {
+        RunCancel::NotFound => return Err(ApiError::not_found(format!("no crawl run {id}"))),
+        RunCancel::NotRunning => {
+            return Err(ApiError::Conflict(format!("crawl run {id} is not running")));
+        }
+        RunCancel::Requested => {}
+    }
+    let target = format!("crawl_run:{id}");
+    let after = json!({"cancel_requested": true});
+    audited(&mut tx, &session, "crawl_run.cancel", &target, None, after).await?;
+    tx.commit().await?;
+    Ok(axum::Json(RunCancelRequested {
+        id,
+        status: "running".into(),
+        cancel_requested: true,
+    }))
+}
+
+/// Result of the cleanup.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Closed {
+    /// Runs closed as `interrupted`.
+    pub closed: u64,
+}
+
+/// Closes runs still `running` that started more than 30 minutes ago (status
+/// `interrupted`, their claimed triggers `error`). Audited.
+#[utoipa::path(post, path = "/crawl-runs/cleanup", tag = "admin-jobs",
+    security(("session" = [])),
+    responses(
+        (status = 200, description = "runs closed", body = Closed),
+        (status = 401, description = "no session", body = ErrorBody)))]
+pub async fn cleanup_runs(
+    State(state): State<AppState>,
+    session: AdminSession,
+) -> Result<axum::Json<Closed>, ApiError> {
+    let reason = format!("closed by admin cleanup ({})", session.username);
+    // runs::cleanup_stuck commits its own transaction; the audit row follows it.
+    let closed = bandmap_db::runs::cleanup_stuck(&state.pool, &reason).await?;
+    let mut tx = state.pool.begin().await?;
+    let after = json!({"closed": closed});
+    audited(
+        &mut tx,
+        &session,
+        "crawl_runs.cleanup",
+        "crawl_runs",
+        None,
+        after,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(axum::Json(Closed { closed }))
+}

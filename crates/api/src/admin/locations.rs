@@ -1,0 +1,375 @@
+//! Admin API: `band_locations` — the filtered list, manual coordinates (rule 19), re-queue
+//! of one row and the four bulk actions. Every write is one transaction with its audit
+//! row; the queries live in [`bandmap_db::band_locations::admin`].
+
+use crate::admin::monitoring::params;
+use crate::admin::monitoring::shapes::{Affected, ListPage};
+use crate::auth::AdminSession;
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::{Json, Page, Path, Query, contains_pattern};
+use crate::state::AppState;
+use axum::extract::State;
+use bandmap_db::audit::{self, Entry};
+use bandmap_db::band_locations::admin::{self as db, Bulk, LocationFilter, LocationRow};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+/// Routes of this module.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(set_point))
+        .routes(routes!(requeue))
+        .routes(routes!(reset_errors))
+        .routes(routes!(reset_llm))
+        .routes(routes!(requeue_all))
+        .routes(routes!(reset_all))
+}
+
+/// Longest text kept from `place` and `band` (longer input is truncated).
+const PATTERN_CHARS: usize = 100;
+
+/// Query of `GET /admin/api/locations`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct LocationsQuery {
+    /// One of `pending`, `processing`, `done`, `country_only`, `llm_needed`, `manual`, `error`.
+    #[param(value_type = Option<String>,
+        pattern = "^(pending|processing|done|country_only|llm_needed|manual|error)$")]
+    status: Option<String>,
+    /// Case-insensitive substring of the raw place (wildcards literal, truncated to 100).
+    place: Option<String>,
+    /// Case-insensitive substring of the band name, or the exact `ma_id` when numeric.
+    band: Option<String>,
+    /// Country name or ISO code, case-insensitive (at most 100 characters).
+    #[param(max_length = 100)]
+    country: Option<String>,
+    /// Page size (default 50, max 500).
+    #[param(value_type = Option<i64>, minimum = 0)]
+    limit: Option<String>,
+    /// Rows to skip.
+    #[param(value_type = Option<i64>, minimum = 0)]
+    offset: Option<String>,
+}
+
+/// One `band_locations` row.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LocationItem {
+    /// Row id.
+    pub id: i64,
+    /// Band id.
+    pub ma_id: i64,
+    /// Band name.
+    pub band_name: String,
+    /// Display order; 0 is the origin, -1 a manual override.
+    pub step_order: i32,
+    /// Label of the step.
+    pub step_label: Option<String>,
+    /// Raw place.
+    pub location_raw: String,
+    /// Country name.
+    pub country: Option<String>,
+    /// `geocode_status`.
+    pub status: String,
+    /// Attempts so far.
+    pub attempts: i32,
+    /// Last real error.
+    pub error: Option<String>,
+    /// Provider of the result (`manual` for admin coordinates).
+    pub provider: Option<String>,
+    /// Confidence of the result.
+    pub confidence: Option<f64>,
+    /// Granularity of the result.
+    pub granularity: Option<String>,
+    /// Latitude.
+    pub lat: Option<f64>,
+    /// Longitude.
+    pub lon: Option<f64>,
+    /// Query sent to the provider.
+    pub query: Option<String>,
+    /// Last change.
+    pub updated_at: DateTime<Utc>,
+}
+
+impl From<LocationRow> for LocationItem {
+    fn from(r: LocationRow) -> Self {
+        let finite = |v: Option<f64>| v.filter(|x| x.is_finite());
+        LocationItem {
+            id: r.id,
+            ma_id: r.ma_id,
+            band_name: r.band_name,
+            step_order: r.step_order,
+            step_label: r.step_label,
+            location_raw: r.location_raw,
+            country: r.country,
+            status: r.status,
+            attempts: r.attempts,
+            error: r.error,
+            provider: r.provider,
+            confidence: finite(r.confidence),
+            granularity: r.granularity,
+            lat: finite(r.lat),
+            lon: finite(r.lon),
+            query: r.query,
+            updated_at: r.updated_at,
+        }
+    }
+}
+
+/// Filterable list of `band_locations`, grouped by band and step.
+#[utoipa::path(get, path = "/locations", tag = "admin-locations", params(LocationsQuery),
+    security(("session" = [])),
+    responses(
+        (status = 200, description = "a page of rows", body = ListPage<LocationItem>),
+        (status = 400, description = "bad parameter", body = ErrorBody),
+        (status = 401, description = "no session", body = ErrorBody)))]
+pub async fn list(
+    State(state): State<AppState>,
+    Query(q): Query<LocationsQuery>,
+) -> Result<axum::Json<ListPage<LocationItem>>, ApiError> {
+    let band = params::text(q.band.as_deref());
+    let filter = LocationFilter {
+        status: params::one_of("status", q.status.as_deref(), &db::STATUSES)?,
+        place: params::text(q.place.as_deref()).map(|p| contains_pattern(&p, PATTERN_CHARS)),
+        band_id: band.as_deref().and_then(|b| b.parse::<i64>().ok()),
+        band: band.map(|b| contains_pattern(&b, PATTERN_CHARS)),
+        country: params::bounded("country", q.country.as_deref())?,
+    };
+    let page = Page::parse(q.limit.as_deref(), q.offset.as_deref())?;
+    let (rows, total) = db::list(&state.pool, &filter, page.limit, page.offset).await?;
+    Ok(axum::Json(ListPage::from_rows(rows, total, page)))
+}
+
+/// Body of `PATCH /admin/api/locations/:id`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ManualPoint {
+    /// Latitude, finite, in [-90, 90].
+    #[schema(minimum = -90.0, maximum = 90.0)]
+    pub lat: f64,
+    /// Longitude, finite, in [-180, 180].
+    #[schema(minimum = -180.0, maximum = 180.0)]
+    pub lon: f64,
+}
+
+impl ManualPoint {
+    /// A JSON object with exactly `lat` and `lon`, finite and in bounds; anything else → 400.
+    fn parse(body: serde_json::Value) -> Result<ManualPoint, ApiError> {
+        if !body.is_object() {
+            return Err(ApiError::bad_request(
+                "body must be an object {\"lat\", \"lon\"}",
+            ));
+        }
+        let point: ManualPoint = serde_json::from_value(body)
+            .map_err(|e| ApiError::bad_request(format!("invalid body: {e}")))?;
+        point.validate()?;
+        Ok(point)
+    }
+
+    fn validate(&self) -> Result<(), ApiError> {
+        let ok = |v: f64, bound: f64| v.is_finite() && (-bound..=bound).contains(&v);
+        if !ok(self.lat, 90.0) {
+            return Err(ApiError::bad_request(
+                "lat must be a finite number in [-90, 90]",
+            ));
+        }
+        if !ok(self.lon, 180.0) {
+            return Err(ApiError::bad_request(
+                "lon must be a finite number in [-180, 180]",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Manual coordinates: status `done`, `step_order` -1, provider `manual`, confidence 1,
+/// and the band's primary point re-synchronised in the same transaction. Audited.
+#[utoipa::path(patch, path = "/locations/{id}", tag = "admin-locations",
+    params(("id" = i64, Path, description = "band_locations id")),
+    request_body = ManualPoint, security(("session" = [])),
+    responses(
+        (status = 200, description = "the updated row", body = LocationItem),
+        (status = 400, description = "invalid body or coordinates", body = ErrorBody),
+        (status = 401, description = "no session", body = ErrorBody),
+        (status = 404, description = "unknown id", body = ErrorBody)))]
+pub async fn set_point(
+    State(state): State<AppState>,
+    session: AdminSession,
+    Path(id): Path<i64>,
+    Json(body): Json<serde_json::Value>,
+) -> Result<axum::Json<LocationItem>, ApiError> {
+    let body = ManualPoint::parse(body)?;
+    let mut tx = state.pool.begin().await?;
+    let before = db::get_for_update(&mut tx, id)
+        .await?
+        .ok_or_else(|| not_found(id))?;
+    db::set_manual_point(&mut tx, id, body.lat, body.lon).await?;
+    let after = db::get(&mut tx, id).await?.ok_or_else(|| not_found(id))?;
+    record(
+        &mut tx,
+        &session,
+        "location.patch",
+        &format!("location:{id}"),
+        Some(&before),
+        &after,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(axum::Json(after.into()))
+}
+
+/// Re-queues one row: `pending`, attempts 0, error cleared, due now. Audited.
+#[utoipa::path(post, path = "/locations/{id}/requeue", tag = "admin-locations",
+    params(("id" = i64, Path, description = "band_locations id")),
+    security(("session" = [])),
+    responses(
+        (status = 200, description = "the re-queued row", body = LocationItem),
+        (status = 400, description = "invalid id", body = ErrorBody),
+        (status = 401, description = "no session", body = ErrorBody),
+        (status = 404, description = "unknown id", body = ErrorBody)))]
+pub async fn requeue(
+    State(state): State<AppState>,
+    session: AdminSession,
+    Path(id): Path<i64>,
+) -> Result<axum::Json<LocationItem>, ApiError> {
+    let mut tx = state.pool.begin().await?;
+    let before = db::get_for_update(&mut tx, id)
+        .await?
+        .ok_or_else(|| not_found(id))?;
+    db::requeue_one(&mut tx, id).await?;
+    let after = db::get(&mut tx, id).await?.ok_or_else(|| not_found(id))?;
+    record(
+        &mut tx,
+        &session,
+        "location.requeue",
+        &format!("location:{id}"),
+        Some(&before),
+        &after,
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(axum::Json(after.into()))
+}
+
+fn not_found(id: i64) -> ApiError {
+    ApiError::not_found(format!("no band_locations row {id}"))
+}
+
+async fn record(
+    conn: &mut sqlx::PgConnection,
+    session: &AdminSession,
+    action: &str,
+    target: &str,
+    before: Option<&LocationRow>,
+    after: &LocationRow,
+) -> Result<(), ApiError> {
+    let to_json = |r: &LocationRow| serde_json::to_value(r).map_err(ApiError::internal);
+    let entry = Entry {
+        username: &session.username,
+        action,
+        target,
+        before: before.map(to_json).transpose()?,
+        after: Some(to_json(after)?),
+        ip: session.ip.clone(),
+    };
+    audit::record(conn, &entry).await?;
+    Ok(())
+}
+
+async fn run_bulk(
+    state: &AppState,
+    session: &AdminSession,
+    action: Bulk,
+) -> Result<Affected, ApiError> {
+    let mut tx = state.pool.begin().await?;
+    let affected = db::bulk_requeue(&mut tx, action).await?;
+    let entry = Entry {
+        username: &session.username,
+        action: action.action(),
+        target: "locations:bulk",
+        before: Some(json!({"statuses": action.statuses()})),
+        after: Some(json!({"status": "pending", "affected": affected})),
+        ip: session.ip.clone(),
+    };
+    audit::record(&mut tx, &entry).await?;
+    tx.commit().await?;
+    Ok(Affected { affected })
+}
+
+/// Re-queues the `error` rows and the rows stuck in `processing`.
+#[utoipa::path(post, path = "/locations/reset-errors", tag = "admin-locations",
+    security(("session" = [])),
+    responses(
+        (status = 200, description = "rows moved", body = Affected),
+        (status = 401, description = "no session", body = ErrorBody)))]
+pub async fn reset_errors(
+    State(state): State<AppState>,
+    session: AdminSession,
+) -> Result<axum::Json<Affected>, ApiError> {
+    Ok(axum::Json(
+        run_bulk(&state, &session, Bulk::ResetErrors).await?,
+    ))
+}
+
+/// Re-queues the `llm_needed` and `manual` rows.
+#[utoipa::path(post, path = "/locations/reset-llm", tag = "admin-locations",
+    security(("session" = [])),
+    responses(
+        (status = 200, description = "rows moved", body = Affected),
+        (status = 401, description = "no session", body = ErrorBody)))]
+pub async fn reset_llm(
+    State(state): State<AppState>,
+    session: AdminSession,
+) -> Result<axum::Json<Affected>, ApiError> {
+    Ok(axum::Json(
+        run_bulk(&state, &session, Bulk::ResetLlm).await?,
+    ))
+}
+
+/// Re-queues every row, keeping its coordinates until the geocoder replaces them.
+#[utoipa::path(post, path = "/locations/requeue-all", tag = "admin-locations",
+    security(("session" = [])),
+    responses(
+        (status = 200, description = "rows moved", body = Affected),
+        (status = 401, description = "no session", body = ErrorBody)))]
+pub async fn requeue_all(
+    State(state): State<AppState>,
+    session: AdminSession,
+) -> Result<axum::Json<Affected>, ApiError> {
+    Ok(axum::Json(
+        run_bulk(&state, &session, Bulk::RequeueAll).await?,
+    ))
+}
+
+/// Re-queues every row and clears coordinates, provider, confidence and granularity
+/// (destructive); the bands' primary points are re-synchronised.
+#[utoipa::path(post, path = "/locations/reset-all", tag = "admin-locations",
+    security(("session" = [])),
+    responses(
+        (status = 200, description = "rows moved", body = Affected),
+        (status = 401, description = "no session", body = ErrorBody)))]
+pub async fn reset_all(
+    State(state): State<AppState>,
+    session: AdminSession,
+) -> Result<axum::Json<Affected>, ApiError> {
+    Ok(axum::Json(
+        run_bulk(&state, &session, Bulk::ResetAll).await?,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn manual_point_parsing() {
+        let p = |v: serde_json::Value| ManualPoint::parse(v).is_ok();
+        assert!(p(serde_json::json!({"lat": 90, "lon": -180})));
+        assert!(!p(serde_json::json!({"lat": 1, "lon": 2, "extra": 3})));
+        assert!(!p(serde_json::json!([1, 2])));
+        assert!(!p(serde_json::json!({"lat": 90.0001, "lon": 0})));
+    }
+}

@@ -1,0 +1,190 @@
+//! `GET /admin/api/activity` (runs and admin actions merged, newest first) and
+//! `GET /admin/api/logs` (log lines, streamed with `min_id`).
+
+use super::params;
+use super::shapes::ListPage;
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::{Page, Query};
+use crate::state::AppState;
+use axum::Json;
+use axum::extract::State;
+use bandmap_db::monitoring::{ActivityRow, LogFilter, LogLine};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::{IntoParams, ToSchema};
+
+/// Query of `GET /admin/api/activity`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ActivityQuery {
+    /// `run` or `admin`; absent = both.
+    #[param(value_type = Option<String>, pattern = "^(run|admin)$")]
+    kind: Option<String>,
+    /// Page size (default 50, max 500).
+    #[param(value_type = Option<i64>, minimum = 0)]
+    limit: Option<String>,
+    /// Rows to skip.
+    #[param(value_type = Option<i64>, minimum = 0)]
+    offset: Option<String>,
+}
+
+/// One activity entry: a run or an admin action.
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum ActivityItem {
+    /// A `crawl_run` (any type); open its lines with `GET /admin/api/logs?run_id=`.
+    Run {
+        /// Run id.
+        id: i64,
+        /// Run type.
+        #[serde(rename = "type")]
+        run_type: String,
+        /// Run status.
+        status: String,
+        /// Start (the sort key).
+        started_at: DateTime<Utc>,
+        /// End.
+        finished_at: Option<DateTime<Utc>>,
+        /// Progress statistics.
+        stats: Value,
+        /// Error text.
+        error: Option<String>,
+    },
+    /// An `admin_audit_log` entry with its before/after diff.
+    Admin {
+        /// Audit id.
+        id: i64,
+        /// When (the sort key).
+        at: DateTime<Utc>,
+        /// Admin.
+        username: String,
+        /// Action, e.g. `location.patch`.
+        action: String,
+        /// Target, e.g. `location:42`.
+        target: Option<String>,
+        /// State before.
+        before: Option<Value>,
+        /// State after.
+        after: Option<Value>,
+    },
+}
+
+impl From<ActivityRow> for ActivityItem {
+    fn from(r: ActivityRow) -> Self {
+        if r.kind == "run" {
+            ActivityItem::Run {
+                id: r.id,
+                run_type: r.run_type.unwrap_or_default(),
+                status: r.status.unwrap_or_default(),
+                started_at: r.at,
+                finished_at: r.finished_at,
+                stats: r.stats.unwrap_or(Value::Null),
+                error: r.error,
+            }
+        } else {
+            ActivityItem::Admin {
+                id: r.id,
+                at: r.at,
+                username: r.username.unwrap_or_default(),
+                action: r.action.unwrap_or_default(),
+                target: r.target,
+                before: r.before,
+                after: r.after,
+            }
+        }
+    }
+}
+
+/// Runs and admin actions in one chronological list, newest first.
+#[utoipa::path(get, path = "/activity", tag = "admin-monitoring", params(ActivityQuery),
+    security(("session" = [])),
+    responses(
+        (status = 200, description = "a page of entries", body = ListPage<ActivityItem>),
+        (status = 400, description = "bad parameter", body = ErrorBody),
+        (status = 401, description = "no session", body = ErrorBody)))]
+pub async fn activity(
+    State(state): State<AppState>,
+    Query(q): Query<ActivityQuery>,
+) -> Result<Json<ListPage<ActivityItem>>, ApiError> {
+    let kind = params::one_of("kind", q.kind.as_deref(), &["run", "admin"])?;
+    let page = Page::parse(q.limit.as_deref(), q.offset.as_deref())?;
+    let (rows, total) =
+        bandmap_db::monitoring::activity(&state.pool, kind.as_deref(), page.limit, page.offset)
+            .await?;
+    Ok(Json(ListPage::from_rows(rows, total, page)))
+}
+
+/// Query of `GET /admin/api/logs`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct LogsQuery {
+    /// Only the lines of this run.
+    #[param(value_type = Option<i64>)]
+    run_id: Option<String>,
+    /// Only lines with a larger id; the page is then in ascending id order (streaming).
+    #[param(value_type = Option<i64>)]
+    min_id: Option<String>,
+    /// `debug`, `info`, `warn` or `error`.
+    #[param(value_type = Option<String>, pattern = "^(debug|info|warn|error)$")]
+    level: Option<String>,
+    /// Page size (default 50, max 500).
+    #[param(value_type = Option<i64>, minimum = 0)]
+    limit: Option<String>,
+    /// Rows to skip.
+    #[param(value_type = Option<i64>, minimum = 0)]
+    offset: Option<String>,
+}
+
+/// A `crawl_log` line.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LogItem {
+    /// Line id.
+    pub id: i64,
+    /// Run (null for admin action lines).
+    pub run_id: Option<i64>,
+    /// When.
+    pub at: DateTime<Utc>,
+    /// `debug`, `info`, `warn`, `error`.
+    pub level: String,
+    /// Text (may contain scraped text: escape it).
+    pub message: String,
+}
+
+impl From<LogLine> for LogItem {
+    fn from(l: LogLine) -> Self {
+        LogItem {
+            id: l.id,
+            run_id: l.run_id,
+            at: l.at,
+            level: l.level,
+            message: l.message,
+        }
+    }
+}
+
+/// Log lines: ascending ids after `min_id` when given, newest first otherwise.
+#[utoipa::path(get, path = "/logs", tag = "admin-monitoring", params(LogsQuery),
+    security(("session" = [])),
+    responses(
+        (status = 200, description = "a page of lines", body = ListPage<LogItem>),
+        (status = 400, description = "bad parameter", body = ErrorBody),
+        (status = 401, description = "no session", body = ErrorBody)))]
+pub async fn logs(
+    State(state): State<AppState>,
+    Query(q): Query<LogsQuery>,
+) -> Result<Json<ListPage<LogItem>>, ApiError> {
+    let filter = LogFilter {
+        run_id: params::int("run_id", q.run_id.as_deref())?,
+        min_id: params::int("min_id", q.min_id.as_deref())?,
+        level: params::one_of(
+            "level",
+            q.level.as_deref(),
+            &["debug", "info", "warn", "error"],
+        )?,
+    };
+    let page = Page::parse(q.limit.as_deref(), q.offset.as_deref())?;
+    let (rows, total) =
+        bandmap_db::monitoring::logs(&state.pool, &filter, page.limit, page.offset).await?;
+    Ok(Json(ListPage::from_rows(rows, total, page)))
+}

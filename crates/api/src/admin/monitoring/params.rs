@@ -1,0 +1,79 @@
+//! Parsing of the admin query parameters that the shared extractors leave as text: empty
+//! values mean "no filter", enumerations and integers are checked here so a bad value is
+//! our 400 (CONTRACT §4), never a 500.
+
+use crate::error::ApiError;
+use crate::extract::clean_text;
+
+/// Longest accepted equality filter (`country`, `status`, `model`…).
+pub const MAX_FILTER_CHARS: usize = 100;
+
+/// Cleaned, trimmed text; None when absent or empty.
+pub fn text(value: Option<&str>) -> Option<String> {
+    let v = clean_text(value?, false);
+    let v = v.trim();
+    (!v.is_empty()).then(|| v.to_string())
+}
+
+/// Like [`text`], but longer than [`MAX_FILTER_CHARS`] characters → 400.
+pub fn bounded(name: &str, value: Option<&str>) -> Result<Option<String>, ApiError> {
+    match text(value) {
+        Some(v) if v.chars().count() > MAX_FILTER_CHARS => Err(ApiError::bad_request(format!(
+            "{name} is longer than {MAX_FILTER_CHARS} characters"
+        ))),
+        other => Ok(other),
+    }
+}
+
+/// A value that must be one of `allowed` (exact); absent or empty → None.
+pub fn one_of(
+    name: &str,
+    value: Option<&str>,
+    allowed: &[&str],
+) -> Result<Option<String>, ApiError> {
+    match value.map(str::trim).filter(|v| !v.is_empty()) {
+        None => Ok(None),
+        Some(v) if allowed.contains(&v) => Ok(Some(v.to_string())),
+        Some(_) => Err(ApiError::bad_request(format!(
+            "{name} must be one of: {}",
+            allowed.join(", ")
+        ))),
+    }
+}
+
+/// An optional integer; anything else → 400.
+pub fn int(name: &str, value: Option<&str>) -> Result<Option<i64>, ApiError> {
+    match value.map(str::trim).filter(|v| !v.is_empty()) {
+        None => Ok(None),
+        Some(v) => v
+            .parse::<i64>()
+            .map(Some)
+            .map_err(|_| ApiError::bad_request(format!("{name} must be an integer"))),
+    }
+}
+
+/// An optional boolean (`true`, `false`, `1`, `0`); anything else → 400.
+pub fn boolean(name: &str, value: Option<&str>) -> Result<Option<bool>, ApiError> {
+    match value.map(str::trim).filter(|v| !v.is_empty()) {
+        None => Ok(None),
+        Some(v) => crate::extract::parse_bool(name, v).map(Some),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filters() {
+        assert_eq!(text(Some("  a\u{1}b ")), Some("ab".into()));
+        assert_eq!(text(Some("   ")), None);
+        assert!(bounded("country", Some(&"x".repeat(101))).is_err());
+        assert_eq!(bounded("country", Some("NO")).unwrap(), Some("NO".into()));
+        assert!(one_of("kind", Some("runs"), &["run", "admin"]).is_err());
+        assert_eq!(one_of("kind", Some(""), &["run"]).unwrap(), None);
+        assert!(int("min_id", Some("1.5")).is_err());
+        assert_eq!(int("min_id", Some("-3")).unwrap(), Some(-3));
+        assert!(boolean("city_null", Some("yes")).is_err());
+    }
+}

@@ -1,0 +1,20 @@
+//! The HTTP server of `bandmap serve`: the public map API (`/api/*`), the admin API
+//! (`/admin/api/*`), the admin authentication area (`/admin/auth/*`), the OpenAPI document,
+//! health probes and the static front end, all same-origin.
+
+pub mod admin;
+pub mod auth;
+pub mod client_ip;
+pub mod error;
+pub mod extract;
+pub mod import;
+pub mod openapi;
+pub mod probes;
+pub mod public;
+pub mod server;
+pub mod state;
+pub mod web;
+
+pub use error::ApiError;
+pub use server::{ServeError, build_router, serve};
+pub use state::{AppState, Clock, SystemClock};

@@ -1,0 +1,97 @@
+//! `GET /api/bands/{ma_id}`: the public card of one band with its steps in order.
+
+use super::cache;
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::Path;
+use crate::state::AppState;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::Response;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+const CARD_SQL: &str = "SELECT ma_id, name, genre, country, status, formed_year, \
+     data->>'url' AS url FROM bands WHERE ma_id = $1";
+// Located only when geocoded (`done`, `country_only`), like the map; manual overrides
+// (`step_order = -1`) keep the place of the step they replaced.
+const STEPS_SQL: &str = "SELECT id AS location_id, step_order, step_label, location_raw, \
+     CASE WHEN geocode_status IN ('done', 'country_only') THEN lat END AS lat, \
+     CASE WHEN geocode_status IN ('done', 'country_only') THEN lon END AS lon \
+     FROM band_locations WHERE ma_id = $1 \
+     ORDER BY CASE WHEN step_order >= 0 THEN step_order ELSE parsed_step END, parsed_step, id";
+
+/// Public card of a band.
+#[derive(Debug, Serialize, ToSchema, sqlx::FromRow)]
+pub struct BandCard {
+    /// Upstream id.
+    pub ma_id: i64,
+    /// Name.
+    pub name: String,
+    /// Genre.
+    pub genre: Option<String>,
+    /// Country name.
+    pub country: Option<String>,
+    /// Status.
+    pub status: Option<String>,
+    /// Formation year.
+    pub formed_year: Option<i32>,
+    /// Upstream page.
+    pub url: Option<String>,
+    /// Location steps in order (unlocated ones with null coordinates).
+    #[sqlx(skip)]
+    pub steps: Vec<CardStep>,
+}
+
+/// One step of a band's path.
+#[derive(Debug, Serialize, ToSchema, sqlx::FromRow)]
+pub struct CardStep {
+    /// `band_locations.id`.
+    pub location_id: i64,
+    /// Display order (-1: manual override).
+    pub step_order: i32,
+    /// Label of the step.
+    pub step_label: Option<String>,
+    /// Location text.
+    pub location_raw: String,
+    /// Latitude when located.
+    pub lat: Option<f64>,
+    /// Longitude when located.
+    pub lon: Option<f64>,
+}
+
+/// The public card of a band.
+#[utoipa::path(get, path = "/bands/{ma_id}", tag = "public",
+    params(("ma_id" = i64, Path, description = "upstream band id")),
+    responses(
+        (status = 200, description = "band card", body = BandCard),
+        (status = 400, description = "non-numeric id", body = ErrorBody),
+        (status = 404, description = "unknown band", body = ErrorBody)))]
+pub async fn band_card(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(ma_id): Path<i64>,
+) -> Result<Response, ApiError> {
+    let mut card: BandCard = sqlx::query_as(CARD_SQL)
+        .bind(ma_id)
+        .fetch_optional(&state.pool)
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("no band {ma_id}")))?;
+    if card.url.as_deref().is_none_or(str::is_empty) {
+        let base = state
+            .config
+            .upstream
+            .base_url
+            .as_str()
+            .trim_end_matches('/');
+        card.url = Some(format!("{base}/bands/_/{ma_id}"));
+    }
+    card.steps = sqlx::query_as(STEPS_SQL)
+        .bind(ma_id)
+        .fetch_all(&state.pool)
+        .await?;
+    for s in &mut card.steps {
+        s.lat = s.lat.filter(|v| v.is_finite());
+        s.lon = s.lon.filter(|v| v.is_finite());
+    }
+    Ok(cache::json_response(&headers, &card))
+}

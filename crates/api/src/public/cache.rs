@@ -1,0 +1,62 @@
+//! HTTP caching of public answers: `Cache-Control`, ETags and `If-None-Match` → 304.
+
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use std::hash::Hasher;
+
+/// Public answers may be cached for a short time by browsers and proxies.
+pub const CACHE_CONTROL: &str = "public, max-age=30";
+
+/// Whether `If-None-Match` names `etag` (weak comparison) or `*`.
+pub fn not_modified(headers: &HeaderMap, etag: &str) -> bool {
+    let strip = |t: &str| t.trim().trim_start_matches("W/").to_string();
+    let want = strip(etag);
+    headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|t| t.trim() == "*" || strip(t) == want)
+}
+
+/// The 304 answer carrying the validators.
+pub fn not_modified_response(etag: &str) -> Response {
+    let mut res = StatusCode::NOT_MODIFIED.into_response();
+    let h = res.headers_mut();
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static(CACHE_CONTROL),
+    );
+    if let Ok(v) = HeaderValue::from_str(etag) {
+        h.insert(header::ETAG, v);
+    }
+    res
+}
+
+/// A JSON answer with `Cache-Control` and a content ETag; 304 when the client has it.
+pub fn json_response<T: serde::Serialize>(headers: &HeaderMap, value: &T) -> Response {
+    let body = match serde_json::to_vec(value) {
+        Ok(b) => b,
+        Err(e) => return crate::error::ApiError::internal(e).into_response(),
+    };
+    let mut h = std::hash::DefaultHasher::new();
+    h.write(&body);
+    let etag = format!("W/\"c{:016x}\"", h.finish());
+    if not_modified(headers, &etag) {
+        return not_modified_response(&etag);
+    }
+    let mut res = (StatusCode::OK, body).into_response();
+    let hm = res.headers_mut();
+    hm.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    hm.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static(CACHE_CONTROL),
+    );
+    if let Ok(v) = HeaderValue::from_str(&etag) {
+        hm.insert(header::ETAG, v);
+    }
+    res
+}

@@ -1,0 +1,112 @@
+//! `GET /api/clusters`: the GeoJSON clusters of the map, answered from the in-memory index
+//! (docs/map.md), with an ETag from the data version and the normalised query.
+
+use super::cache::{self, CACHE_CONTROL};
+use super::params;
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::Query;
+use crate::state::AppState;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use bandmap_map::{ClusterQuery, Filter};
+use serde::Deserialize;
+use std::hash::{Hash, Hasher};
+use utoipa::IntoParams;
+
+/// Query of `GET /api/clusters`.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ClustersParams {
+    /// `minLon,minLat,maxLon,maxLat` in degrees (default: the whole world).
+    #[param(value_type = Option<String>, example = "-10,35,30,60")]
+    bbox: Option<String>,
+    /// Zoom 0–20 (default 3); points are clustered up to 16, single from 17.
+    #[param(value_type = Option<i32>, minimum = 0, maximum = 20)]
+    zoom: Option<String>,
+    /// Country name or ISO2 code (case-insensitive equality).
+    country: Option<String>,
+    /// Band status (case-insensitive equality).
+    status: Option<String>,
+    /// Genre (case-insensitive substring).
+    genre: Option<String>,
+    /// Lowest formation year.
+    #[param(value_type = Option<i32>)]
+    year_min: Option<String>,
+    /// Highest formation year.
+    #[param(value_type = Option<i32>)]
+    year_max: Option<String>,
+}
+
+impl ClustersParams {
+    /// Validates the parameters into a query.
+    pub fn parse(&self) -> Result<ClusterQuery, ApiError> {
+        let text = |v: &Option<String>| params::text(v.as_deref());
+        let (genre, country, status) = (text(&self.genre), text(&self.country), text(&self.status));
+        Ok(ClusterQuery {
+            bbox: params::bbox(self.bbox.as_deref())?,
+            zoom: params::zoom(self.zoom.as_deref())?,
+            filter: Filter::new(
+                genre.as_deref(),
+                country.as_deref(),
+                status.as_deref(),
+                params::year("year_min", self.year_min.as_deref())?,
+                params::year("year_max", self.year_max.as_deref())?,
+            ),
+        })
+    }
+}
+
+/// Map clusters and points in a bounding box.
+#[utoipa::path(get, path = "/clusters", tag = "public", params(ClustersParams),
+    responses(
+        (status = 200, description = "GeoJSON FeatureCollection (clusters: cluster, count, expansion_zoom; points: cluster=false and the band fields)", content_type = "application/geo+json", body = Object),
+        (status = 304, description = "not modified (If-None-Match)"),
+        (status = 400, description = "malformed parameter", body = ErrorBody)))]
+pub async fn clusters(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(p): Query<ClustersParams>,
+) -> Result<Response, ApiError> {
+    let query = p.parse()?;
+    let snap = state
+        .map
+        .get(&state.pool)
+        .await
+        .map_err(ApiError::internal)?;
+    let etag = etag(snap.version, &query);
+    if cache::not_modified(&headers, &etag) {
+        return Ok(cache::not_modified_response(&etag));
+    }
+    let body = bandmap_map::geojson::write(&snap, &snap.query(&query));
+    let mut res = (StatusCode::OK, body).into_response();
+    let h = res.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/geo+json"),
+    );
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static(CACHE_CONTROL),
+    );
+    if let Ok(v) = HeaderValue::from_str(&etag) {
+        h.insert(header::ETAG, v);
+    }
+    Ok(res)
+}
+
+/// Weak ETag of a query against a data version.
+fn etag(version: i64, q: &ClusterQuery) -> String {
+    let mut h = std::hash::DefaultHasher::new();
+    q.zoom.hash(&mut h);
+    for v in [
+        q.bbox.min_lon,
+        q.bbox.min_lat,
+        q.bbox.max_lon,
+        q.bbox.max_lat,
+    ] {
+        v.to_bits().hash(&mut h);
+    }
+    q.filter.hash(&mut h);
+    format!("W/\"m{version}-{:016x}\"", h.finish())
+}

@@ -1,0 +1,29 @@
+//! The public API under `/api` (CONTRACT §7): map clusters from the in-memory index, band
+//! cards and band search.
+
+pub mod bands;
+pub mod cache;
+pub mod clusters;
+pub mod params;
+pub mod search;
+
+use crate::state::AppState;
+use bandmap_health::Shutdown;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+/// Routes of the public API, mounted at `/api`.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(clusters::clusters))
+        .routes(routes!(bands::band_card))
+        .routes(routes!(search::search))
+        .merge(crate::import::router())
+}
+
+/// Starts the map index refresh task (LISTEN + version poll) for this process; it ends
+/// when `shutdown` fires.
+pub fn start_background(state: &AppState, shutdown: Shutdown) {
+    let map = state.map.clone();
+    tokio::spawn(map.run(state.pool.clone(), shutdown));
+}

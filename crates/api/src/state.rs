@@ -1,0 +1,48 @@
+//! Shared state of the handlers.
+
+use bandmap_config::Config;
+use chrono::{DateTime, Utc};
+use sqlx::PgPool;
+use std::sync::Arc;
+
+/// Time source, injectable so lockout windows are tested without sleeping.
+pub trait Clock: Send + Sync + std::fmt::Debug {
+    /// Now.
+    fn now(&self) -> DateTime<Utc>;
+}
+
+/// The real clock.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> DateTime<Utc> {
+        Utc::now()
+    }
+}
+
+/// State handed to every handler.
+#[derive(Clone, Debug)]
+pub struct AppState {
+    /// Database pool.
+    pub pool: PgPool,
+    /// The configuration read at start.
+    pub config: Arc<Config>,
+    /// Time source.
+    pub clock: Arc<dyn Clock>,
+    /// The in-memory map index (loaded on first use, refreshed by
+    /// [`crate::public::start_background`]).
+    pub map: Arc<bandmap_map::MapIndex>,
+}
+
+impl AppState {
+    /// State with the system clock.
+    pub fn new(pool: PgPool, config: Config) -> Self {
+        Self {
+            pool,
+            config: Arc::new(config),
+            clock: Arc::new(SystemClock),
+            map: Arc::new(bandmap_map::MapIndex::new()),
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! The static front end, same-origin: `/` is the public map page, `/admin/` the admin
+//! console, `/map/*`, `/admin/*` and `/vendor/*` their assets. Files are embedded in the
+//! binary from `web/` (read from disk in debug builds), or served from `WEB_DIR` when set.
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use rust_embed::Embed;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+#[derive(Embed)]
+#[folder = "../../web/"]
+#[include = "admin/**"]
+#[include = "map/**"]
+#[include = "vendor/**"]
+#[exclude = "**/node_modules/**"]
+struct Assets;
+
+/// Where files come from.
+#[derive(Clone, Debug)]
+pub struct WebFiles {
+    dir: Option<Arc<PathBuf>>,
+}
+
+impl WebFiles {
+    /// Embedded files, or a folder on disk.
+    pub fn new(dir: Option<PathBuf>) -> Self {
+        Self {
+            dir: dir.map(Arc::new),
+        }
+    }
+
+    fn read(&self, path: &str) -> Option<Vec<u8>> {
+        if path
+            .split('/')
+            .any(|seg| seg == ".." || seg.starts_with('.'))
+        {
+            return None;
+        }
+        match &self.dir {
+            Some(dir) => std::fs::read(dir.join(path)).ok(),
+            None => Assets::get(path).map(|f| f.data.into_owned()),
+        }
+    }
+}
+
+/// Routes serving the front end (merged last, after the API routes).
+pub fn router(files: WebFiles) -> Router {
+    Router::new()
+        .route("/", get(map_index))
+        .route(
+            "/admin",
+            get(|| async { axum::response::Redirect::permanent("/admin/") }),
+        )
+        .route("/admin/", get(admin_index))
+        // Any other method on an admin path: a JSON 404 (e.g. the removed POST endpoints).
+        .route("/admin/{*path}", get(admin_asset).fallback(not_found))
+        .route("/map/{*path}", get(asset))
+        .route("/vendor/{*path}", get(asset))
+        .with_state(files)
+}
+
+async fn map_index(State(files): State<WebFiles>) -> Response {
+    file_response(&files, "map/index.html")
+}
+
+async fn admin_index(State(files): State<WebFiles>) -> Response {
+    file_response(&files, "admin/index.html")
+}
+
+async fn admin_asset(State(files): State<WebFiles>, uri: Uri) -> Response {
+    let path = uri.path().trim_start_matches('/');
+    // /admin/api/* and /admin/auth/* are API routes; an unknown one is a JSON 404.
+    if path.starts_with("admin/api/") || path.starts_with("admin/auth/") {
+        return crate::error::plain(StatusCode::NOT_FOUND, "not_found", "no such endpoint");
+    }
+    file_response(&files, path)
+}
+
+async fn not_found() -> Response {
+    crate::error::plain(StatusCode::NOT_FOUND, "not_found", "no such endpoint")
+}
+
+async fn asset(State(files): State<WebFiles>, uri: Uri) -> Response {
+    file_response(&files, uri.path().trim_start_matches('/'))
+}
+
+fn file_response(files: &WebFiles, path: &str) -> Response {
+    match files.read(path) {
+        Some(bytes) => {
+            let mime = mime_guess::from_path(path).first_or_octet_stream();
+            let cache = if path.starts_with("vendor/") {
+                "public, max-age=86400"
+            } else {
+                "no-cache"
+            };
+            (
+                [
+                    (header::CONTENT_TYPE, mime.as_ref().to_string()),
+                    (header::CACHE_CONTROL, cache.to_string()),
+                ],
+                Body::from(bytes),
+            )
+                .into_response()
+        }
+        None => crate::error::plain(StatusCode::NOT_FOUND, "not_found", "no such file"),
+    }
+}

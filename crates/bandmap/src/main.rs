@@ -1,0 +1,48 @@
+//! `bandmap`: one binary, a command per service (CONTRACT §1). main parses the command and
+//! hands over to the service's `run`; everything else lives in the service crates.
+
+mod cli;
+mod services;
+mod supervisor;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    let config = match bandmap_config::from_env() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("bandmap: configuration error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    init_tracing(&config.rust_log);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("bandmap: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(services::dispatch(cli.command, config)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("{e:#}");
+            eprintln!("bandmap: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn init_tracing(filter: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_new(filter)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_target(false)
+        .init();
+}

@@ -1,0 +1,170 @@
+//! Dispatch of each command to its service.
+
+use crate::cli::Command;
+use crate::supervisor::{ServiceFactory, supervise};
+use anyhow::Context;
+use bandmap_config::Config;
+use bandmap_db::PgPool;
+use bandmap_db::connect::{PoolSize, RetryPolicy, connect};
+use bandmap_health::{Shutdown, ShutdownTrigger, shutdown_pair};
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use std::sync::Arc;
+
+/// Runs the chosen command.
+pub async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
+    // One TLS crypto provider for every outbound HTTPS client (reqwest is built without one).
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let (trigger, shutdown) = shutdown_pair();
+    tokio::spawn(wait_for_signal(trigger));
+    match command {
+        Command::Migrate => {
+            let pool = open(&config, 2).await?;
+            let report = bandmap_db::migrate::run(&pool).await?;
+            println!(
+                "migrations: {} applied, {} already applied",
+                report.applied.len(),
+                report.skipped
+            );
+            Ok(())
+        }
+        Command::Serve => {
+            let pool = open_and_migrate(&config).await?;
+            serve(pool, config, shutdown).await
+        }
+        Command::All => {
+            let pool = open_and_migrate(&config).await?;
+            run_all(pool, Arc::new(config), shutdown).await
+        }
+        Command::Crawler => background(&config, bandmap_crawler::run, shutdown).await,
+        Command::Geocoder => background(&config, bandmap_geocode::run, shutdown).await,
+        Command::Enqueue => background(&config, bandmap_enqueue::run, shutdown).await,
+        Command::Llm => background(&config, bandmap_llm::run, shutdown).await,
+        Command::Import { file } => import(&config, &file).await,
+        Command::HashPassword => hash_password(),
+    }
+}
+
+fn hash_password() -> anyhow::Result<()> {
+    let mut password = String::new();
+    std::io::Read::read_to_string(&mut std::io::stdin(), &mut password)
+        .context("reading the password")?;
+    let password = password.trim_end_matches(['\n', '\r']);
+    anyhow::ensure!(!password.is_empty(), "empty password on standard input");
+    let hash = bcrypt::hash(password, bandmap_api::auth::seed::BCRYPT_COST)?;
+    println!("{hash}");
+    Ok(())
+}
+
+/// `bandmap import FILE`: the same upsert path as the crawler and the import endpoint.
+async fn import(config: &Config, file: &std::path::Path) -> anyhow::Result<()> {
+    let pool = open_and_migrate(config).await?;
+    let report = bandmap_api::import::import_file(&pool, file)
+        .await
+        .with_context(|| format!("importing {}", file.display()))?;
+    println!("{}", serde_json::to_string(&report)?);
+    Ok(())
+}
+
+async fn open(config: &Config, max_connections: u32) -> anyhow::Result<PgPool> {
+    connect(
+        &config.database_url,
+        PoolSize { max_connections },
+        RetryPolicy::default(),
+    )
+    .await
+    .context("connecting to PostgreSQL (DATABASE_URL)")
+}
+
+/// Rule 25: every start applies migrations (under the advisory lock) before serving.
+async fn open_and_migrate(config: &Config) -> anyhow::Result<PgPool> {
+    let pool = open(config, 20).await?;
+    bandmap_db::migrate::run(&pool)
+        .await
+        .context("applying migrations")?;
+    Ok(pool)
+}
+
+/// Signature shared by every background service's entry point.
+type ServiceRun = fn(PgPool, Arc<Config>, Shutdown) -> BoxFuture<'static, anyhow::Result<()>>;
+
+/// Runs one background service on its own (migrations first, rule 25).
+async fn background<F, Fut>(config: &Config, run: F, shutdown: Shutdown) -> anyhow::Result<()>
+where
+    F: FnOnce(PgPool, Arc<Config>, Shutdown) -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<()>>,
+{
+    let pool = open_and_migrate(config).await?;
+    run(pool, Arc::new(config.clone()), shutdown).await
+}
+
+/// The background services of `bandmap all`, by name.
+fn background_services() -> Vec<(&'static str, ServiceRun)> {
+    vec![
+        ("crawler", |p, c, s| bandmap_crawler::run(p, c, s).boxed()),
+        ("enqueue", |p, c, s| bandmap_enqueue::run(p, c, s).boxed()),
+        ("geocoder", |p, c, s| bandmap_geocode::run(p, c, s).boxed()),
+        ("llm", |p, c, s| bandmap_llm::run(p, c, s).boxed()),
+    ]
+}
+
+async fn serve(pool: PgPool, config: Config, shutdown: Shutdown) -> anyhow::Result<()> {
+    match bandmap_api::auth::seed::seed_admin(&pool, &config.admin).await? {
+        bandmap_api::auth::seed::SeedOutcome::Seeded(user) => {
+            tracing::info!(%user, "admin account seeded")
+        }
+        bandmap_api::auth::seed::SeedOutcome::NotConfigured => {
+            tracing::warn!(
+                "ADMIN_SEED_USERNAME and a password are not set: admin login is impossible"
+            )
+        }
+    }
+    let state = bandmap_api::AppState::new(pool, config);
+    bandmap_api::serve(state, shutdown).await?;
+    Ok(())
+}
+
+async fn run_all(pool: PgPool, config: Arc<Config>, shutdown: Shutdown) -> anyhow::Result<()> {
+    let mut tasks = Vec::new();
+    let mut services: Vec<(&'static str, ServiceFactory)> = vec![(
+        "serve",
+        Box::new({
+            let (pool, config, shutdown) = (pool.clone(), config.clone(), shutdown.clone());
+            move || serve(pool.clone(), (*config).clone(), shutdown.clone()).boxed()
+        }),
+    )];
+    for (name, run) in background_services() {
+        let (pool, config, shutdown) = (pool.clone(), config.clone(), shutdown.clone());
+        services.push((
+            name,
+            Box::new(move || run(pool.clone(), config.clone(), shutdown.clone())),
+        ));
+    }
+    for (name, factory) in services {
+        tasks.push(tokio::spawn(supervise(name, factory, shutdown.clone())));
+    }
+    for t in tasks {
+        let _ = t.await;
+    }
+    Ok(())
+}
+
+async fn wait_for_signal(trigger: ShutdownTrigger) {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+    tracing::info!("shutdown requested");
+    trigger.fire();
+}

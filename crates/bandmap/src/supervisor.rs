@@ -1,0 +1,91 @@
+//! Running several services in one process (`bandmap all`): each in its own task; a task
+//! that fails or panics is logged and restarted with backoff while the others keep running.
+
+use bandmap_health::Shutdown;
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use std::panic::AssertUnwindSafe;
+use std::time::Duration;
+
+/// Builds one run of a service; called again for each restart.
+pub type ServiceFactory = Box<dyn Fn() -> BoxFuture<'static, anyhow::Result<()>> + Send + Sync>;
+
+const MAX_BACKOFF: Duration = Duration::from_secs(60);
+
+/// Runs one service until shutdown, restarting it after failures.
+pub async fn supervise(name: &'static str, factory: ServiceFactory, mut shutdown: Shutdown) {
+    let mut backoff = Duration::from_secs(1);
+    loop {
+        let outcome = AssertUnwindSafe(factory()).catch_unwind().await;
+        if shutdown.is_cancelled() {
+            return;
+        }
+        match outcome {
+            Ok(Ok(())) => {
+                tracing::warn!(service = name, "service returned; restarting");
+            }
+            Ok(Err(e)) => {
+                tracing::error!(service = name, error = %format!("{e:#}"), "service failed; restarting")
+            }
+            Err(_) => tracing::error!(service = name, "service panicked; restarting"),
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(backoff) => {}
+            _ = shutdown.cancelled() => return,
+        }
+        backoff = (backoff * 2).min(MAX_BACKOFF);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    #[tokio::test(start_paused = true)]
+    async fn a_failing_service_is_restarted_and_others_keep_running() {
+        let (trigger, shutdown) = bandmap_health::shutdown_pair();
+        let failing_runs = Arc::new(AtomicU32::new(0));
+        let steady_runs = Arc::new(AtomicU32::new(0));
+        let f = failing_runs.clone();
+        let failing: ServiceFactory = Box::new(move || {
+            let f = f.clone();
+            async move {
+                let n = f.fetch_add(1, Ordering::SeqCst);
+                if n == 0 {
+                    panic!("first run panics");
+                }
+                anyhow::bail!("run {n} fails")
+            }
+            .boxed()
+        });
+        let s = steady_runs.clone();
+        let steady_shutdown = shutdown.clone();
+        let steady: ServiceFactory = Box::new(move || {
+            let s = s.clone();
+            let mut sd = steady_shutdown.clone();
+            async move {
+                s.fetch_add(1, Ordering::SeqCst);
+                sd.cancelled().await;
+                Ok(())
+            }
+            .boxed()
+        });
+        let a = tokio::spawn(supervise("failing", failing, shutdown.clone()));
+        let b = tokio::spawn(supervise("steady", steady, shutdown.clone()));
+        tokio::time::sleep(Duration::from_secs(10)).await;
+        assert!(
+            failing_runs.load(Ordering::SeqCst) >= 3,
+            "restarted with backoff"
+        );
+        assert_eq!(
+            steady_runs.load(Ordering::SeqCst),
+            1,
+            "the other service was not disturbed"
+        );
+        trigger.fire();
+        a.await.unwrap();
+        b.await.unwrap();
+    }
+}

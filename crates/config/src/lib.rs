@@ -1,0 +1,27 @@
+//! Typed configuration: every environment variable of CONTRACT §2, read once at start and
+//! validated. A bad value stops the process with a message naming the variable.
+//!
+//! Services receive the parts they need as plain values; there is no global settings object.
+
+mod error;
+mod parse;
+mod sections;
+mod vars;
+
+pub use error::ConfigError;
+pub use sections::*;
+pub use vars::{VARIABLES, Variable};
+
+use std::collections::HashMap;
+
+/// Reads the environment (after loading `.env` from the working directory when present).
+pub fn from_env() -> Result<Config, ConfigError> {
+    // A missing .env is normal; a malformed one is reported.
+    match dotenvy::dotenv() {
+        Ok(_) => {}
+        Err(e) if e.not_found() => {}
+        Err(e) => return Err(ConfigError::DotEnv(e.to_string())),
+    }
+    let vars: HashMap<String, String> = std::env::vars().collect();
+    Config::from_map(&vars)
+}

@@ -1,0 +1,271 @@
+//! The configuration, grouped by the service that reads it.
+
+use crate::ConfigError;
+use crate::parse::Reader;
+use secrecy::SecretString;
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+use url::Url;
+
+/// The whole configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Connection string of PostgreSQL (may hold a password: never logged).
+    pub database_url: SecretString,
+    /// HTTP server settings.
+    pub server: ServerConfig,
+    /// Upstream access.
+    pub upstream: UpstreamConfig,
+    /// Crawler schedule and politeness.
+    pub crawler: CrawlerConfig,
+    /// Geocoding worker.
+    pub geocoder: GeocoderConfig,
+    /// Enqueue daemon.
+    pub enqueue: EnqueueConfig,
+    /// LLM worker.
+    pub llm: LlmConfig,
+    /// Admin authentication.
+    pub admin: AdminConfig,
+    /// Period of heartbeat rows.
+    pub heartbeat_interval: Duration,
+    /// Log filter.
+    pub rust_log: String,
+}
+
+/// Settings of `bandmap serve`.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// Listening address.
+    pub bind_addr: SocketAddr,
+    /// Trust `X-Forwarded-For` / `X-Real-IP` for the client address.
+    pub trust_proxy: bool,
+    /// Serve the front end from this folder instead of the copy embedded in the binary.
+    pub web_dir: Option<PathBuf>,
+    /// Bearer token of the import endpoint; unset means the endpoint refuses everyone.
+    pub import_token: Option<SecretString>,
+}
+
+/// Where upstream pages come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UpstreamMode {
+    /// Through the FlareSolverr-compatible challenge solver.
+    Solver,
+    /// From recorded pages in a directory (offline demo and tests).
+    Recorded(PathBuf),
+}
+
+/// Upstream access settings.
+#[derive(Debug, Clone)]
+pub struct UpstreamConfig {
+    /// Base of upstream pages.
+    pub base_url: Url,
+    /// Solver or recorded pages.
+    pub mode: UpstreamMode,
+    /// FlareSolverr API endpoint.
+    pub solver_url: Url,
+}
+
+/// Crawler settings.
+#[derive(Debug, Clone)]
+pub struct CrawlerConfig {
+    /// Politeness delay between upstream requests.
+    pub delay: Duration,
+    /// Full crawl interval (rule 1).
+    pub full_crawl_interval_days: u32,
+    /// Pause between countries in a full crawl.
+    pub country_pause: Duration,
+    /// Period of the automatic incremental crawl.
+    pub incremental_interval: Duration,
+}
+
+/// External geocoding provider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GeocoderProvider {
+    /// Geoapify forward geocoding.
+    Geoapify,
+    /// No external calls.
+    None,
+}
+
+/// Geocoding worker settings.
+#[derive(Debug, Clone)]
+pub struct GeocoderConfig {
+    /// Provider used after the gazetteer and the cache.
+    pub provider: GeocoderProvider,
+    /// Provider base URL.
+    pub base_url: Url,
+    /// Provider key.
+    pub api_key: Option<SecretString>,
+    /// Minimum spacing between provider calls.
+    pub min_delay: Duration,
+    /// Upper bound of the random extra spacing.
+    pub min_jitter: Duration,
+    /// Rule 15 threshold.
+    pub min_confidence: f64,
+    /// Use the offline gazetteer first.
+    pub offline: bool,
+    /// File of the offline gazetteer.
+    pub gazetteer_path: PathBuf,
+}
+
+/// Enqueue daemon settings.
+#[derive(Debug, Clone)]
+pub struct EnqueueConfig {
+    /// Automatic scan period (rule 11).
+    pub auto_interval: Duration,
+}
+
+/// LLM worker settings.
+#[derive(Debug, Clone)]
+pub struct LlmConfig {
+    /// OpenAI-compatible base URL.
+    pub base_url: Url,
+    /// API key; absent means the worker idles.
+    pub api_key: Option<SecretString>,
+    /// Primary (large) model.
+    pub model_primary: String,
+    /// Fallback (small) model.
+    pub model_fallback: String,
+}
+
+/// Admin authentication settings.
+#[derive(Debug, Clone)]
+pub struct AdminConfig {
+    /// Seeded account name.
+    pub seed_username: Option<String>,
+    /// Seeded account bcrypt hash.
+    pub seed_password_hash: Option<SecretString>,
+    /// Seeded account plaintext password (hashed at start).
+    pub seed_password: Option<SecretString>,
+    /// Session-token signing secret (at least 32 bytes).
+    pub jwt_secret: Option<SecretString>,
+}
+
+fn secret(r: &Reader<'_>, var: &'static str) -> Option<SecretString> {
+    r.optional(var).map(SecretString::from)
+}
+
+impl Config {
+    /// Builds the configuration from a variable map (the environment, or a test's map).
+    pub fn from_map(vars: &HashMap<String, String>) -> Result<Config, ConfigError> {
+        let r = Reader::new(vars);
+        Ok(Config {
+            database_url: SecretString::from(
+                r.string("DATABASE_URL", "postgres://localhost/bandmap"),
+            ),
+            server: server(&r)?,
+            upstream: upstream(&r)?,
+            crawler: CrawlerConfig {
+                delay: r.millis("CRAWLER_DELAY_MS", 2000)?,
+                full_crawl_interval_days: r.number(
+                    "CRAWLER_FULL_CRAWL_INTERVAL_DAYS",
+                    60,
+                    "a whole number of days",
+                )?,
+                country_pause: r.millis("CRAWLER_COUNTRY_PAUSE_MS", 5000)?,
+                incremental_interval: r.minutes("CRAWLER_INCREMENTAL_INTERVAL_MIN", 60)?,
+            },
+            geocoder: geocoder(&r)?,
+            enqueue: EnqueueConfig {
+                auto_interval: r.minutes("ENQUEUE_AUTO_INTERVAL_MIN", 60)?,
+            },
+            llm: LlmConfig {
+                base_url: r.url("LLM_BASE_URL", "https://api.groq.com/openai/v1")?,
+                api_key: secret(&r, "LLM_API_KEY"),
+                model_primary: r.string("LLM_MODEL_PRIMARY", "llama-3.3-70b-versatile"),
+                model_fallback: r.string("LLM_MODEL_FALLBACK", "llama-3.1-8b-instant"),
+            },
+            admin: admin(&r)?,
+            heartbeat_interval: {
+                let secs: u64 = r.number(
+                    "HEARTBEAT_INTERVAL_SECS",
+                    3600,
+                    "a whole number of seconds (at least 1)",
+                )?;
+                if secs == 0 {
+                    return Err(r.fail(
+                        "HEARTBEAT_INTERVAL_SECS",
+                        "0",
+                        "a whole number of seconds (at least 1)",
+                    ));
+                }
+                std::time::Duration::from_secs(secs)
+            },
+            rust_log: r.string("RUST_LOG", "info"),
+        })
+    }
+}
+
+fn server(r: &Reader<'_>) -> Result<ServerConfig, ConfigError> {
+    Ok(ServerConfig {
+        bind_addr: r.socket_addr("BIND_ADDR", "127.0.0.1:8080")?,
+        trust_proxy: r.boolean("TRUST_PROXY", true)?,
+        web_dir: r.optional("WEB_DIR").map(PathBuf::from),
+        import_token: secret(r, "BANDMAP_IMPORT_TOKEN"),
+    })
+}
+
+fn upstream(r: &Reader<'_>) -> Result<UpstreamConfig, ConfigError> {
+    let mode_raw = r.string("UPSTREAM_MODE", "solver");
+    let mode = if mode_raw == "solver" {
+        UpstreamMode::Solver
+    } else if let Some(dir) = mode_raw.strip_prefix("recorded:").filter(|d| !d.is_empty()) {
+        UpstreamMode::Recorded(PathBuf::from(dir))
+    } else {
+        return Err(r.fail("UPSTREAM_MODE", &mode_raw, "`solver` or `recorded:DIR`"));
+    };
+    Ok(UpstreamConfig {
+        base_url: r.url("UPSTREAM_BASE_URL", "https://www.metal-archives.com")?,
+        mode,
+        solver_url: r.url("CHALLENGE_SOLVER_URL", "http://localhost:8191/v1")?,
+    })
+}
+
+fn geocoder(r: &Reader<'_>) -> Result<GeocoderConfig, ConfigError> {
+    let provider = match r
+        .string("GEOCODER_PROVIDER", "geoapify")
+        .to_ascii_lowercase()
+        .as_str()
+    {
+        "geoapify" => GeocoderProvider::Geoapify,
+        "none" => GeocoderProvider::None,
+        other => return Err(r.fail("GEOCODER_PROVIDER", other, "`geoapify` or `none`")),
+    };
+    Ok(GeocoderConfig {
+        provider,
+        base_url: r.url("GEOCODER_BASE_URL", "https://api.geoapify.com")?,
+        api_key: secret(r, "GEOCODING_API_KEY"),
+        min_delay: r.seconds("GEOCODER_MIN_DELAY", 0.22)?,
+        min_jitter: r.seconds("GEOCODER_MIN_JITTER", 0.05)?,
+        min_confidence: r.fraction("GEOCODE_MIN_CONFIDENCE", 0.7)?,
+        offline: r.boolean("GEOCODER_OFFLINE", true)?,
+        gazetteer_path: PathBuf::from(r.string("GAZETTEER_PATH", "data/gazetteer/europe.tsv")),
+    })
+}
+
+fn admin(r: &Reader<'_>) -> Result<AdminConfig, ConfigError> {
+    let jwt_secret = r.optional("ADMIN_JWT_SECRET");
+    if let Some(s) = &jwt_secret
+        && s.len() < 32
+    {
+        return Err(r.fail("ADMIN_JWT_SECRET", "<secret>", "at least 32 bytes"));
+    }
+    let hash = r.optional("ADMIN_SEED_PASSWORD_HASH");
+    if let Some(h) = &hash
+        && !(h.starts_with("$2") && h.len() == 60)
+    {
+        return Err(r.fail(
+            "ADMIN_SEED_PASSWORD_HASH",
+            "<secret>",
+            "a bcrypt hash ($2b$…, 60 characters)",
+        ));
+    }
+    Ok(AdminConfig {
+        seed_username: r.optional("ADMIN_SEED_USERNAME"),
+        seed_password_hash: hash.map(SecretString::from),
+        seed_password: secret(r, "ADMIN_SEED_PASSWORD"),
+        jwt_secret: jwt_secret.map(SecretString::from),
+    })
+}

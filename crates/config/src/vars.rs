@@ -1,0 +1,167 @@
+//! The list of every variable with its default and meaning: printed by `bandmap --help`
+//! and checked against docs/configuration.md by a test.
+
+/// One documented environment variable.
+pub struct Variable {
+    /// Exact name.
+    pub name: &'static str,
+    /// Default value, empty when there is none.
+    pub default: &'static str,
+    /// What it sets.
+    pub meaning: &'static str,
+}
+
+const fn var(name: &'static str, default: &'static str, meaning: &'static str) -> Variable {
+    Variable {
+        name,
+        default,
+        meaning,
+    }
+}
+
+/// Every variable the service reads (CONTRACT §2 plus a few operational knobs).
+pub const VARIABLES: &[Variable] = &[
+    var(
+        "DATABASE_URL",
+        "postgres://localhost/bandmap",
+        "PostgreSQL 14+ with PostGIS 3",
+    ),
+    var("BIND_ADDR", "127.0.0.1:8080", "address of `serve`"),
+    var(
+        "UPSTREAM_BASE_URL",
+        "https://www.metal-archives.com",
+        "base of upstream pages",
+    ),
+    var(
+        "UPSTREAM_MODE",
+        "solver",
+        "`solver` or `recorded:DIR` (offline pages from a directory)",
+    ),
+    var(
+        "CHALLENGE_SOLVER_URL",
+        "http://localhost:8191/v1",
+        "FlareSolverr-compatible API",
+    ),
+    var(
+        "CRAWLER_DELAY_MS",
+        "2000",
+        "politeness delay between upstream requests",
+    ),
+    var(
+        "CRAWLER_FULL_CRAWL_INTERVAL_DAYS",
+        "60",
+        "full crawl when last_full_crawl_at is older",
+    ),
+    var(
+        "CRAWLER_COUNTRY_PAUSE_MS",
+        "5000",
+        "pause between countries in a full crawl",
+    ),
+    var(
+        "CRAWLER_INCREMENTAL_INTERVAL_MIN",
+        "60",
+        "period of the automatic incremental crawl",
+    ),
+    var(
+        "GEOCODER_PROVIDER",
+        "geoapify",
+        "external provider: `geoapify` or `none`",
+    ),
+    var(
+        "GEOCODER_BASE_URL",
+        "https://api.geoapify.com",
+        "provider base URL",
+    ),
+    var("GEOCODING_API_KEY", "", "provider key (secret)"),
+    var(
+        "GEOCODER_MIN_DELAY",
+        "0.22",
+        "seconds between provider calls",
+    ),
+    var(
+        "GEOCODER_MIN_JITTER",
+        "0.05",
+        "extra random delay, seconds, upper bound",
+    ),
+    var(
+        "GEOCODE_MIN_CONFIDENCE",
+        "0.7",
+        "minimum confidence to accept a result",
+    ),
+    var(
+        "GEOCODER_OFFLINE",
+        "on",
+        "use the offline gazetteer before the provider",
+    ),
+    var(
+        "GAZETTEER_PATH",
+        "data/gazetteer/europe.tsv",
+        "offline gazetteer file (built by scripts/fetch-gazetteer.sh)",
+    ),
+    var(
+        "ENQUEUE_AUTO_INTERVAL_MIN",
+        "60",
+        "automatic enqueue scan period",
+    ),
+    var(
+        "LLM_BASE_URL",
+        "https://api.groq.com/openai/v1",
+        "OpenAI-compatible chat completions",
+    ),
+    var(
+        "LLM_API_KEY",
+        "",
+        "LLM key (secret); without it the LLM worker idles",
+    ),
+    var(
+        "LLM_MODEL_PRIMARY",
+        "llama-3.3-70b-versatile",
+        "primary model",
+    ),
+    var(
+        "LLM_MODEL_FALLBACK",
+        "llama-3.1-8b-instant",
+        "fallback model when the primary is saturated",
+    ),
+    var(
+        "ADMIN_SEED_USERNAME",
+        "",
+        "admin account created or updated at `serve` start",
+    ),
+    var(
+        "ADMIN_SEED_PASSWORD_HASH",
+        "",
+        "bcrypt hash of its password (preferred)",
+    ),
+    var(
+        "ADMIN_SEED_PASSWORD",
+        "",
+        "plaintext alternative, hashed at start, never stored",
+    ),
+    var(
+        "ADMIN_JWT_SECRET",
+        "",
+        "session-token signing secret, at least 32 bytes",
+    ),
+    var(
+        "BANDMAP_IMPORT_TOKEN",
+        "",
+        "bearer token of POST /api/import/bands",
+    ),
+    var(
+        "TRUST_PROXY",
+        "true",
+        "take the client address from X-Forwarded-For / X-Real-IP",
+    ),
+    var(
+        "HEARTBEAT_INTERVAL_SECS",
+        "3600",
+        "period of service_health heartbeats",
+    ),
+    var(
+        "WEB_DIR",
+        "",
+        "serve the front end from this folder instead of the embedded copy",
+    ),
+    var("RUST_LOG", "info", "log filter"),
+];

@@ -1,0 +1,117 @@
+//! Configuration validation: defaults, and a bad value names its variable.
+
+use bandmap_config::{Config, ConfigError, GeocoderProvider, UpstreamMode, VARIABLES};
+use std::collections::HashMap;
+use std::time::Duration;
+
+fn with(pairs: &[(&str, &str)]) -> Result<Config, ConfigError> {
+    let map: HashMap<String, String> = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    Config::from_map(&map)
+}
+
+fn failing_var(pairs: &[(&str, &str)]) -> &'static str {
+    match with(pairs) {
+        Err(ConfigError::Invalid { var, .. }) => var,
+        other => panic!("expected an invalid-value error, got {other:?}"),
+    }
+}
+
+#[test]
+fn defaults_follow_the_contract() {
+    let c = with(&[]).unwrap();
+    assert_eq!(c.server.bind_addr.to_string(), "127.0.0.1:8080");
+    assert_eq!(c.upstream.mode, UpstreamMode::Solver);
+    assert_eq!(c.crawler.delay, Duration::from_millis(2000));
+    assert_eq!(c.crawler.full_crawl_interval_days, 60);
+    assert_eq!(c.crawler.incremental_interval, Duration::from_secs(3600));
+    assert_eq!(c.geocoder.provider, GeocoderProvider::Geoapify);
+    assert_eq!(c.geocoder.min_delay, Duration::from_millis(220));
+    assert!((c.geocoder.min_confidence - 0.7).abs() < 1e-9);
+    assert!(c.geocoder.offline);
+    assert_eq!(c.enqueue.auto_interval, Duration::from_secs(3600));
+    assert_eq!(c.llm.model_primary, "llama-3.3-70b-versatile");
+    assert!(c.server.trust_proxy);
+    assert!(c.admin.jwt_secret.is_none());
+}
+
+#[test]
+fn bad_values_name_their_variable() {
+    assert_eq!(
+        failing_var(&[("GEOCODE_MIN_CONFIDENCE", "abc")]),
+        "GEOCODE_MIN_CONFIDENCE"
+    );
+    assert_eq!(
+        failing_var(&[("GEOCODE_MIN_CONFIDENCE", "1.5")]),
+        "GEOCODE_MIN_CONFIDENCE"
+    );
+    assert_eq!(failing_var(&[("BIND_ADDR", "nowhere")]), "BIND_ADDR");
+    assert_eq!(
+        failing_var(&[("UPSTREAM_MODE", "recorded:")]),
+        "UPSTREAM_MODE"
+    );
+    assert_eq!(
+        failing_var(&[("CRAWLER_DELAY_MS", "-1")]),
+        "CRAWLER_DELAY_MS"
+    );
+    assert_eq!(
+        failing_var(&[("GEOCODER_MIN_DELAY", "NaN")]),
+        "GEOCODER_MIN_DELAY"
+    );
+    assert_eq!(
+        failing_var(&[("GEOCODER_OFFLINE", "maybe")]),
+        "GEOCODER_OFFLINE"
+    );
+    assert_eq!(
+        failing_var(&[("GEOCODER_PROVIDER", "google")]),
+        "GEOCODER_PROVIDER"
+    );
+    assert_eq!(failing_var(&[("LLM_BASE_URL", "ftp://x")]), "LLM_BASE_URL");
+    assert_eq!(
+        failing_var(&[("ADMIN_JWT_SECRET", "short")]),
+        "ADMIN_JWT_SECRET"
+    );
+    assert_eq!(
+        failing_var(&[("ENQUEUE_AUTO_INTERVAL_MIN", "0")]),
+        "ENQUEUE_AUTO_INTERVAL_MIN"
+    );
+    assert_eq!(
+        failing_var(&[("ADMIN_SEED_PASSWORD_HASH", "plain")]),
+        "ADMIN_SEED_PASSWORD_HASH"
+    );
+}
+
+#[test]
+fn secrets_are_not_echoed_in_errors() {
+    let err = with(&[("ADMIN_JWT_SECRET", "tooshortsecret")])
+        .unwrap_err()
+        .to_string();
+    assert!(!err.contains("tooshortsecret"), "{err}");
+}
+
+#[test]
+fn recorded_mode_takes_a_directory() {
+    let c = with(&[("UPSTREAM_MODE", "recorded:demo/upstream")]).unwrap();
+    assert_eq!(
+        c.upstream.mode,
+        UpstreamMode::Recorded("demo/upstream".into())
+    );
+}
+
+#[test]
+fn every_variable_is_documented() {
+    let doc = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/configuration.md"
+    ))
+    .unwrap();
+    for v in VARIABLES {
+        assert!(
+            doc.contains(&format!("`{}`", v.name)),
+            "docs/configuration.md misses {}",
+            v.name
+        );
+    }
+}

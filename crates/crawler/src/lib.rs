@@ -1,0 +1,106 @@
+//! The crawler daemon: incremental crawl, enrichment, full crawl, job triggers, heartbeat.
+//!
+//! Entry points: [`run`] (the service loop), [`scheduler::run_once`] (one scheduler step),
+//! [`job::execute`] (one job as a `crawl_run`), [`startup`] (rule-7 recovery). See
+//! docs/crawler.md.
+
+pub mod clock;
+pub mod context;
+pub mod enrich;
+pub mod error;
+pub mod full_crawl;
+pub mod heartbeat;
+pub mod incremental;
+pub mod job;
+pub mod schedule;
+pub mod scheduler;
+pub mod upstream_time;
+mod write;
+
+pub use context::{BatchHook, Crawler, Settings};
+pub use job::{JobKind, JobOptions, RunOutcome, execute};
+pub use scheduler::{ScheduleState, TickOutcome, run_once};
+
+use bandmap_config::Config;
+use bandmap_db::runs::{self, RunType};
+use bandmap_health::Shutdown;
+use futures::FutureExt;
+use sqlx::PgPool;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Longest wait between two looks at `job_triggers` while idle (CONTRACT §10: ≤ 10 s).
+pub const IDLE_POLL: Duration = Duration::from_secs(5);
+
+/// Rule 7: closes the crawler's runs left `running` by a killed instance as `interrupted`.
+pub async fn startup(crawler: &Crawler) -> Result<u64, bandmap_db::DbError> {
+    let n = runs::recover_interrupted(
+        &crawler.pool,
+        &[RunType::Incremental, RunType::Enrich, RunType::FullCrawl],
+        "crawler restarted: run left running by a stopped instance",
+    )
+    .await?;
+    if n > 0 {
+        tracing::warn!(closed = n, "runs left running closed as interrupted");
+    }
+    Ok(n)
+}
+
+/// The crawler service: recovery, heartbeat, scheduler loop until `shutdown`; then the
+/// solver session is destroyed.
+pub async fn run(pool: PgPool, config: Arc<Config>, shutdown: Shutdown) -> anyhow::Result<()> {
+    let crawler = Arc::new(Crawler::from_config(
+        pool.clone(),
+        &config,
+        shutdown.clone(),
+    )?);
+    run_crawler(crawler, config.heartbeat_interval).await;
+    Ok(())
+}
+
+/// The loop of [`run`] on a prepared crawler (tests inject a clock or a client).
+pub async fn run_crawler(crawler: Arc<Crawler>, heartbeat_every: Duration) {
+    if let Err(e) = startup(&crawler).await {
+        tracing::error!(error = %e, "start-up recovery failed; going on");
+    }
+    let hb_crawler = crawler.clone();
+    let heartbeat = tokio::spawn(bandmap_health::run(
+        crawler.pool.clone(),
+        "crawler",
+        heartbeat_every,
+        move || heartbeat::checks(&hb_crawler),
+        crawler.shutdown.clone(),
+    ));
+    let mut state = ScheduleState::new(crawler.clock.now(), crawler.settings.incremental_interval);
+    let mut shutdown = crawler.shutdown.clone();
+    while !shutdown.is_cancelled() {
+        let step = AssertUnwindSafe(run_once(&crawler, &mut state))
+            .catch_unwind()
+            .await;
+        let idle = match step {
+            Ok(Ok(TickOutcome::Idle)) => true,
+            Ok(Ok(outcome)) => {
+                tracing::debug!(?outcome, "scheduler step");
+                false
+            }
+            Ok(Err(e)) => {
+                tracing::error!(error = %e, "scheduler step failed; going on");
+                true
+            }
+            Err(_) => {
+                tracing::error!("scheduler step panicked; going on");
+                true
+            }
+        };
+        if idle {
+            tokio::select! {
+                () = tokio::time::sleep(IDLE_POLL) => {}
+                () = shutdown.cancelled() => {}
+            }
+        }
+    }
+    crawler.client.shutdown().await;
+    let _ = heartbeat.await;
+    tracing::info!("crawler stopped");
+}

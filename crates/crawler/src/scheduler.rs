@@ -1,0 +1,151 @@
+//! The scheduler: one job at a time. Each [`run_once`] does at most one thing, in this order:
+//! close one trigger of an unknown type (rule 9); run one claimed trigger; the rule-1 full
+//! crawl check (at start and at each 03:00 UTC tick); the automatic incremental crawl
+//! (every `incremental_interval`, the first one interval after start); automatic enrichment
+//! of the queue when idle. [`run`](crate::run) calls it in a loop, isolating every failure.
+
+use crate::context::Crawler;
+use crate::job::{JobKind, JobOptions, RunOutcome, execute};
+use crate::schedule::{full_crawl_due, next_daily_tick, parse_checkpoint};
+use bandmap_db::bands::enrich::queue_counts;
+use bandmap_db::checkpoints::{self, LAST_FULL_CRAWL_AT};
+use bandmap_db::{DbError, jobs};
+use chrono::{DateTime, Duration, Utc};
+
+/// Trigger types the crawler knows; `geocoder_enqueue` belongs to the enqueue daemon and is
+/// never claimed (rule 9).
+pub const KNOWN_TRIGGER_TYPES: [&str; 4] =
+    ["enrich", "incremental", "full_crawl", "geocoder_enqueue"];
+/// Bands per automatic enrichment run (then the scheduler looks at triggers again).
+pub const AUTO_ENRICH_BANDS: usize = 100;
+/// Wait before the next automatic enrichment when a run enriched nothing (all failed).
+pub const AUTO_ENRICH_BACKOFF_MIN: i64 = 15;
+
+/// What the scheduler will do next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScheduleState {
+    /// Rule-1 check pending (true at start, then at each 03:00 UTC tick).
+    pub full_check_due: bool,
+    /// Next 03:00 UTC tick.
+    pub next_daily_tick: DateTime<Utc>,
+    /// Next automatic incremental crawl.
+    pub next_incremental_at: DateTime<Utc>,
+    /// Earliest next automatic enrichment.
+    pub next_auto_enrich_at: DateTime<Utc>,
+}
+
+impl ScheduleState {
+    /// The state at start, at `now`.
+    pub fn new(now: DateTime<Utc>, incremental_interval: std::time::Duration) -> Self {
+        let interval = Duration::from_std(incremental_interval).unwrap_or(Duration::hours(1));
+        Self {
+            full_check_due: true,
+            next_daily_tick: next_daily_tick(now),
+            next_incremental_at: now + interval,
+            next_auto_enrich_at: now,
+        }
+    }
+}
+
+/// What one scheduler step did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TickOutcome {
+    /// A trigger of an unknown type was closed as `error` / `unknown job_type`.
+    RejectedTrigger {
+        /// Trigger id.
+        id: i64,
+        /// Its type.
+        job_type: String,
+    },
+    /// A job ran.
+    Ran {
+        /// Which job.
+        kind: JobKind,
+        /// The trigger that asked for it (None: automatic).
+        trigger: Option<i64>,
+        /// Its run.
+        run: RunOutcome,
+    },
+    /// Nothing to do.
+    Idle,
+}
+
+/// One scheduler step (see the module header).
+pub async fn run_once(
+    crawler: &Crawler,
+    state: &mut ScheduleState,
+) -> Result<TickOutcome, DbError> {
+    let pool = &crawler.pool;
+    if let Some(t) = jobs::claim_unknown(pool, &KNOWN_TRIGGER_TYPES).await? {
+        jobs::fail(pool, t.id, "unknown job_type").await?;
+        tracing::warn!(trigger = t.id, job_type = %t.job_type, "unknown job_type closed");
+        return Ok(TickOutcome::RejectedTrigger {
+            id: t.id,
+            job_type: t.job_type,
+        });
+    }
+    if let Some(t) = jobs::claim(pool, &JobKind::TRIGGER_TYPES).await? {
+        let Some(kind) = JobKind::parse(&t.job_type) else {
+            jobs::fail(pool, t.id, "unknown job_type").await?;
+            return Ok(TickOutcome::RejectedTrigger {
+                id: t.id,
+                job_type: t.job_type,
+            });
+        };
+        let run = execute(crawler, kind, Some(t.id), JobOptions::default()).await?;
+        return Ok(TickOutcome::Ran {
+            kind,
+            trigger: Some(t.id),
+            run,
+        });
+    }
+    let now = crawler.clock.now();
+    if now >= state.next_daily_tick {
+        state.full_check_due = true;
+        state.next_daily_tick = next_daily_tick(now);
+    }
+    if state.full_check_due {
+        state.full_check_due = false;
+        let last = checkpoints::get(pool, LAST_FULL_CRAWL_AT).await?;
+        let last = last.as_deref().and_then(parse_checkpoint);
+        if full_crawl_due(last, now, crawler.settings.full_crawl_interval_days) {
+            let run = execute(crawler, JobKind::FullCrawl, None, JobOptions::default()).await?;
+            return Ok(TickOutcome::Ran {
+                kind: JobKind::FullCrawl,
+                trigger: None,
+                run,
+            });
+        }
+    }
+    if now >= state.next_incremental_at {
+        let interval =
+            Duration::from_std(crawler.settings.incremental_interval).unwrap_or(Duration::hours(1));
+        state.next_incremental_at = now + interval;
+        let run = execute(crawler, JobKind::Incremental, None, JobOptions::default()).await?;
+        return Ok(TickOutcome::Ran {
+            kind: JobKind::Incremental,
+            trigger: None,
+            run,
+        });
+    }
+    if now >= state.next_auto_enrich_at && queue_counts(pool).await?.total > 0 {
+        let opts = JobOptions {
+            max_bands: Some(AUTO_ENRICH_BANDS),
+        };
+        let run = execute(crawler, JobKind::Enrich, None, opts).await?;
+        let enriched = run
+            .stats
+            .get("enriched")
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(0);
+        if enriched == 0 {
+            state.next_auto_enrich_at = now + Duration::minutes(AUTO_ENRICH_BACKOFF_MIN);
+        }
+        return Ok(TickOutcome::Ran {
+            kind: JobKind::Enrich,
+            trigger: None,
+            run,
+        });
+    }
+    Ok(TickOutcome::Idle)
+}

@@ -1,0 +1,433 @@
+//! The crawler against a loopback FakeSolver: faults through whole jobs, locks and
+//! conflicts, cancel between batches, rule 5 waits, panics isolated.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use bandmap_crawler::{BatchHook, JobKind, JobOptions, execute};
+use bandmap_fakes::solver::{FakeSolver, SolverFault};
+use bandmap_health::Shutdown;
+use bandmap_test_support::TestDb;
+use common::*;
+use serde_json::json;
+use std::sync::Arc;
+
+const NOW: &str = "2026-11-22T02:00:00Z";
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../upstream/tests/fixtures/upstream")
+            .join(name),
+    )
+    .unwrap()
+}
+
+#[tokio::test]
+async fn every_fault_kind_recreates_the_session_and_the_job_succeeds() {
+    let db = TestDb::new().await;
+    let fake = FakeSolver::start().await;
+    serve_changes(
+        &fake,
+        2026,
+        11,
+        &[(
+            3540000001,
+            "Band_A",
+            "NO",
+            "Norway",
+            "Black Metal",
+            "November 20th, 05:42",
+        )],
+        &[],
+    );
+    let (c, _) = fake_crawler(&db.pool, &fake, NOW, Shutdown::never());
+    let recreating = [
+        SolverFault::Http403,
+        SolverFault::Http429,
+        SolverFault::SolutionStatus403,
+        SolverFault::Challenge,
+        SolverFault::EmptyBody,
+        SolverFault::Zero,
+        SolverFault::Forbidden,
+        SolverFault::GarbageHtml,
+        SolverFault::Blocked500,
+    ];
+    for fault in recreating {
+        let destroyed = fake.count("sessions.destroy");
+        fake.fail_next(fault, 1);
+        let run = execute(&c, JobKind::Incremental, None, JobOptions::default())
+            .await
+            .unwrap();
+        assert_eq!(run.status, "success", "{fault:?}: {run:?}");
+        assert_eq!(
+            fake.count("sessions.destroy"),
+            destroyed + 1,
+            "{fault:?} recreates the session"
+        );
+    }
+    // A plain solver error is retried without a new session.
+    let destroyed = fake.count("sessions.destroy");
+    fake.fail_next(SolverFault::Error500, 1);
+    let run = execute(&c, JobKind::Incremental, None, JobOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(run.status, "success");
+    assert_eq!(fake.count("sessions.destroy"), destroyed);
+    assert_eq!(count(&db.pool, "SELECT count(*) FROM bands").await, 1);
+
+    // HTML pages of an enrichment too.
+    fake.add_html(urls().band_page(3540000001), fixture("band_minimal.html"));
+    for fault in [
+        SolverFault::Challenge,
+        SolverFault::EmptyBody,
+        SolverFault::Http429,
+    ] {
+        let created = fake.count("sessions.create");
+        fake.fail_next(fault, 1);
+        let _ = execute(&c, JobKind::Enrich, None, JobOptions::default())
+            .await
+            .unwrap();
+        assert_eq!(fake.count("sessions.create"), created + 1, "{fault:?}");
+        sqlx::query("UPDATE bands SET enriched = false")
+            .execute(&db.pool)
+            .await
+            .unwrap();
+    }
+}
+
+#[tokio::test]
+async fn an_unreadable_listing_ends_the_incremental_in_error_and_keeps_the_checkpoint() {
+    let db = TestDb::new().await;
+    let fake = FakeSolver::start().await;
+    serve_changes(&fake, 2026, 11, &[], &[]);
+    let (c, _) = fake_crawler(&db.pool, &fake, NOW, Shutdown::never());
+    fake.fail_next(SolverFault::Http403, 4);
+    let run = execute(&c, JobKind::Incremental, None, JobOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(run.status, "error");
+    assert!(run.error.unwrap().contains("listing unreadable"));
+    assert_eq!(
+        count(
+            &db.pool,
+            "SELECT count(*) FROM crawl_checkpoint WHERE key = 'last_created_check'"
+        )
+        .await,
+        0
+    );
+    let run = execute(&c, JobKind::Incremental, None, JobOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(run.status, "success");
+    assert_eq!(
+        count(
+            &db.pool,
+            "SELECT count(*) FROM crawl_checkpoint WHERE key = 'last_created_check'"
+        )
+        .await,
+        1
+    );
+}
+
+#[tokio::test]
+async fn non_european_bands_never_enter() {
+    let db = TestDb::new().await;
+    let fake = FakeSolver::start().await;
+    serve_changes(
+        &fake,
+        2026,
+        11,
+        &[
+            (
+                1,
+                "Euro",
+                "SE",
+                "Sweden",
+                "Death Metal",
+                "November 2nd, 10:00",
+            ),
+            (
+                2,
+                "Yank",
+                "US",
+                "United States",
+                "Thrash Metal",
+                "November 2nd, 10:01",
+            ),
+        ],
+        &[(
+            3,
+            "Braz",
+            "BR",
+            "Brazil",
+            "Thrash Metal",
+            "November 3rd, 10:00",
+        )],
+    );
+    let (c, _) = fake_crawler(&db.pool, &fake, NOW, Shutdown::never());
+    let run = execute(&c, JobKind::Incremental, None, JobOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(run.status, "success");
+    let ids: Vec<i64> = sqlx::query_scalar("SELECT ma_id FROM bands")
+        .fetch_all(&db.pool)
+        .await
+        .unwrap();
+    assert_eq!(ids, vec![1]);
+    assert_eq!(run.stats["non_european_skipped"], 2);
+}
+
+#[tokio::test]
+async fn a_locked_field_survives_a_crawl_the_conflict_is_recorded_and_cleared_when_equal() {
+    let db = TestDb::new().await;
+    let fake = FakeSolver::start().await;
+    serve_empty_lists(&fake);
+    let u = urls();
+    let page = |genre: &str| {
+        country_json(
+            &[
+                (10, "Band_X", genre, "Oslo"),
+                (11, "Band_Y", "Doom Metal", "Bergen"),
+            ],
+            2,
+        )
+    };
+    fake.add_json(u.country_page("NO", 0), &page("Black Metal"));
+    let (c, _) = fake_crawler(&db.pool, &fake, NOW, Shutdown::never());
+    assert_eq!(
+        execute(&c, JobKind::FullCrawl, None, JobOptions::default())
+            .await
+            .unwrap()
+            .status,
+        "success"
+    );
+    sqlx::query(
+        "UPDATE bands SET genre = 'Admin Genre', locked_fields = ARRAY['genre'] WHERE ma_id = 10",
+    )
+    .execute(&db.pool)
+    .await
+    .unwrap();
+
+    fake.add_json(u.country_page("NO", 0), &page("Black/Death Metal"));
+    let run = execute(&c, JobKind::FullCrawl, None, JobOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(run.status, "success");
+    assert_eq!(
+        text(&db.pool, "SELECT genre FROM bands WHERE ma_id = 10")
+            .await
+            .as_deref(),
+        Some("Admin Genre")
+    );
+    let pending: serde_json::Value =
+        sqlx::query_scalar("SELECT crawler_pending FROM bands WHERE ma_id = 10")
+            .fetch_one(&db.pool)
+            .await
+            .unwrap();
+    assert_eq!(pending, json!({"genre": "Black/Death Metal"}));
+
+    fake.add_json(u.country_page("NO", 0), &page("Admin Genre"));
+    execute(&c, JobKind::FullCrawl, None, JobOptions::default())
+        .await
+        .unwrap();
+    let pending: serde_json::Value =
+        sqlx::query_scalar("SELECT crawler_pending FROM bands WHERE ma_id = 10")
+            .fetch_one(&db.pool)
+            .await
+            .unwrap();
+    assert_eq!(pending, json!({}));
+}
+
+fn big_norway(fake: &FakeSolver, n: i64) {
+    let u = urls();
+    let names: Vec<String> = (0..n).map(|i| format!("Band_{i}")).collect();
+    let rows: Vec<Row<'_>> = (0..n)
+        .map(|i| (100 + i, names[i as usize].as_str(), "Black Metal", "Oslo"))
+        .collect();
+    for (p, chunk) in rows.chunks(500).enumerate() {
+        fake.add_json(
+            u.country_page("NO", p as u64 * 500),
+            &country_json(chunk, n as usize),
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_full_crawl_costs_one_request_per_500_bands_and_publishes_progress() {
+    let db = TestDb::new().await;
+    let fake = FakeSolver::start().await;
+    serve_empty_lists(&fake);
+    big_norway(&fake, 1200);
+    let (c, _) = fake_crawler(&db.pool, &fake, NOW, Shutdown::never());
+    let run = execute(&c, JobKind::FullCrawl, None, JobOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(run.status, "success");
+    assert_eq!(run.stats["bands_seen"], 1200);
+    let norway_requests = fake
+        .requested_urls()
+        .iter()
+        .filter(|u| u.contains("/c/NO/"))
+        .count();
+    assert_eq!(norway_requests, 3);
+}
+
+#[tokio::test]
+async fn cancel_between_batches_ends_the_run_cancelled_and_the_trigger_done() {
+    let db = TestDb::new().await;
+    let fake = FakeSolver::start().await;
+    serve_empty_lists(&fake);
+    big_norway(&fake, 1200);
+    let pool = db.pool.clone();
+    // Set the flag between batches, once three chunks of ten are written.
+    let hook: BatchHook = Arc::new(move |run_id, _batch| {
+        let pool = pool.clone();
+        Box::pin(async move {
+            let n: i64 = sqlx::query_scalar("SELECT count(*) FROM bands")
+                .fetch_one(&pool)
+                .await
+                .unwrap();
+            if n == 30 {
+                sqlx::query("UPDATE crawl_run SET cancel_requested = true WHERE id = $1")
+                    .bind(run_id)
+                    .execute(&pool)
+                    .await
+                    .unwrap();
+            }
+        })
+    });
+    let (c, _) = fake_crawler(&db.pool, &fake, NOW, Shutdown::never());
+    let c = c.with_batch_hook(hook);
+    let trigger = bandmap_db::jobs::create(&db.pool, "full_crawl", Some("admin"))
+        .await
+        .unwrap();
+    let claimed = bandmap_db::jobs::claim(&db.pool, &["full_crawl"])
+        .await
+        .unwrap()
+        .unwrap();
+    let run = execute(
+        &c,
+        JobKind::FullCrawl,
+        Some(claimed.id),
+        JobOptions::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(run.status, "cancelled");
+    assert_eq!(
+        text(
+            &db.pool,
+            &format!("SELECT status FROM crawl_run WHERE id = {}", run.run_id)
+        )
+        .await
+        .as_deref(),
+        Some("cancelled")
+    );
+    // Rule 8: statistics every 10 bands; three batches of ten were written.
+    assert_eq!(count(&db.pool, "SELECT count(*) FROM bands").await, 30);
+    let stats: serde_json::Value = sqlx::query_scalar("SELECT stats FROM crawl_run WHERE id = $1")
+        .bind(run.run_id)
+        .fetch_one(&db.pool)
+        .await
+        .unwrap();
+    assert_eq!(stats["bands_seen"], 30);
+    assert_eq!(stats["country_code"], "NO");
+    assert!(stats["country_index"].as_u64().unwrap() >= 1);
+    assert_eq!(
+        text(
+            &db.pool,
+            &format!("SELECT status FROM job_triggers WHERE id = {trigger}")
+        )
+        .await
+        .as_deref(),
+        Some("done")
+    );
+    assert_eq!(
+        count(
+            &db.pool,
+            &format!("SELECT run_id FROM job_triggers WHERE id = {trigger}")
+        )
+        .await,
+        run.run_id
+    );
+}
+
+#[tokio::test]
+async fn a_panicking_job_ends_its_run_in_error() {
+    let db = TestDb::new().await;
+    let fake = FakeSolver::start().await;
+    serve_empty_lists(&fake);
+    big_norway(&fake, 30);
+    let hook: BatchHook = Arc::new(|_, batch| {
+        Box::pin(async move {
+            assert!(batch < 2, "boom");
+        })
+    });
+    let (c, _) = fake_crawler(&db.pool, &fake, NOW, Shutdown::never());
+    let c = c.with_batch_hook(hook);
+    let run = execute(&c, JobKind::FullCrawl, None, JobOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(run.status, "error");
+    assert!(
+        run.error.as_deref().unwrap().starts_with("job panicked"),
+        "{run:?}"
+    );
+    let err = text(
+        &db.pool,
+        &format!("SELECT error FROM crawl_run WHERE id = {}", run.run_id),
+    )
+    .await;
+    assert!(err.unwrap().contains("boom"));
+}
+
+#[tokio::test]
+async fn enrichment_waits_after_a_failed_fetch_and_counts_the_failure() {
+    let db = TestDb::new().await;
+    let fake = FakeSolver::start().await;
+    let u = urls();
+    // 3540000101 has a page with a line-up and a discography; 3540000500 is unknown (404 page).
+    fake.add_html(u.band_page(3540000101), fixture("band_active_tabs.html"));
+    fake.add_html(u.discography(3540000101), fixture("discography_all.html"));
+    for (id, name) in [(3540000101, "Fjellgrav"), (3540000500, "Missing")] {
+        bandmap_db::bands::upsert::upsert_bands(
+            &db.pool,
+            &[bandmap_db::bands::upsert::BandInput {
+                ma_id: id,
+                name: name.into(),
+                ..Default::default()
+            }],
+        )
+        .await
+        .unwrap();
+    }
+    let (c, _) = fake_crawler(&db.pool, &fake, NOW, Shutdown::never());
+    let run = execute(&c, JobKind::Enrich, None, JobOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(run.status, "success", "{run:?}");
+    assert_eq!(run.stats["enriched"], 1);
+    assert_eq!(run.stats["failed"], 1);
+    // 2 requests for the good band, 1 for the missing one; a wait after each (rule 5).
+    assert_eq!(c.client().stats().requests, 3);
+    assert_eq!(c.politeness_waits(), 3);
+    let page: serde_json::Value =
+        sqlx::query_scalar("SELECT band_page FROM bands WHERE ma_id = 3540000101")
+            .fetch_one(&db.pool)
+            .await
+            .unwrap();
+    assert!(
+        page["lineup"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["artist_url"].is_string())
+    );
+    assert!(!page["releases"].as_array().unwrap().is_empty());
+    let logs = count(&db.pool, &format!(
+        "SELECT count(*) FROM crawl_log WHERE run_id = {} AND message LIKE '%failed=1%3540000500%' OR message LIKE '%3540000500%failed=1%'",
+        run.run_id
+    )).await;
+    assert!(logs >= 1);
+}

@@ -1,0 +1,69 @@
+//! The band's denormalised primary point (rule 19): the point of its origin step, chosen by
+//! `step_order` ascending then `id` ascending among the rows that have coordinates. A manual
+//! override (`step_order = -1`) therefore comes first: the admin's correction wins. It is
+//! never "the latest location".
+
+use crate::Result;
+use sqlx::PgConnection;
+
+/// Recomputes `bands.lat/lon/geom` and the `geocode_*` columns of one band from its rows.
+/// Call it inside the transaction that changed a row, so the point never lags.
+pub async fn sync_primary_point(conn: &mut PgConnection, ma_id: i64) -> Result<()> {
+    sqlx::query(
+        "WITH origin AS (
+             SELECT id, lat, lon, geocode_status, provider, confidence
+             FROM band_locations
+             WHERE ma_id = $1 AND lat IS NOT NULL AND lon IS NOT NULL
+               AND geocode_status IN ('done', 'country_only')
+             ORDER BY step_order ASC, id ASC
+             LIMIT 1
+         )
+         UPDATE bands b SET
+             lat = o.lat, lon = o.lon,
+             geocode_status = o.geocode_status, geocode_provider = o.provider,
+             geocode_confidence = o.confidence, geocode_location_id = o.id,
+             geocode_updated_at = now()
+         FROM (SELECT 1) AS one LEFT JOIN origin o ON TRUE
+         WHERE b.ma_id = $1
+           AND (b.lat, b.lon, b.geocode_location_id, b.geocode_status)
+               IS DISTINCT FROM (o.lat, o.lon, o.id, o.geocode_status)",
+    )
+    .bind(ma_id)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// [`sync_primary_point`] for many bands in one statement (same rule-19 ordering: per band,
+/// `step_order` ascending then `id` ascending among the located `done`/`country_only`
+/// rows). A band with no such row has its point cleared. Returns how many bands changed.
+pub async fn sync_primary_points(conn: &mut PgConnection, ma_ids: &[i64]) -> Result<u64> {
+    if ma_ids.is_empty() {
+        return Ok(0);
+    }
+    let changed = sqlx::query(
+        "WITH targets AS (
+             SELECT DISTINCT t.ma_id FROM UNNEST($1::bigint[]) AS t(ma_id)
+         ), origin AS (
+             SELECT DISTINCT ON (ma_id) ma_id, id, lat, lon, geocode_status, provider, confidence
+             FROM band_locations
+             WHERE ma_id = ANY($1) AND lat IS NOT NULL AND lon IS NOT NULL
+               AND geocode_status IN ('done', 'country_only')
+             ORDER BY ma_id, step_order ASC, id ASC
+         )
+         UPDATE bands b SET
+             lat = o.lat, lon = o.lon,
+             geocode_status = o.geocode_status, geocode_provider = o.provider,
+             geocode_confidence = o.confidence, geocode_location_id = o.id,
+             geocode_updated_at = now()
+         FROM targets t LEFT JOIN origin o ON o.ma_id = t.ma_id
+         WHERE b.ma_id = t.ma_id
+           AND (b.lat, b.lon, b.geocode_location_id, b.geocode_status)
+               IS DISTINCT FROM (o.lat, o.lon, o.id, o.geocode_status)",
+    )
+    .bind(ma_ids)
+    .execute(conn)
+    .await?
+    .rows_affected();
+    Ok(changed)
+}

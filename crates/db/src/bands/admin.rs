@@ -1,0 +1,13 @@
+//! Admin reads and edits of `bands` (CONTRACT §6): the filtered list, one band with its
+//! locations and LLM calls, the PATCH that locks edited fields, and conflict resolution.
+//! Every write runs in one transaction together with its audit row.
+
+mod detail;
+mod edit;
+mod fields;
+mod list;
+
+pub use detail::{BandDetail, BandLlmCall, BandLocation, band_detail, llm_calls, locations};
+pub use edit::{Audit, ConflictAction, ResolveOutcome, patch_band, resolve_conflict};
+pub use fields::{BandField, FieldValue};
+pub use list::{BandFilter, BandListItem, BandSort, SortKey, explain, list_bands};

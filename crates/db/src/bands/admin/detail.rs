@@ -1,0 +1,188 @@
+//! One band for the admin detail view: every column (except the derived `geom`), its
+//! `band_locations` rows and its LLM calls. Floats are read as they are; the API turns
+//! non-finite values into `null`.
+
+use crate::Result;
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+use sqlx::{PgConnection, PgPool};
+
+/// Every column of a band, plus `url` (from `data`), `locked` and `has_conflict`.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct BandDetail {
+    /// Upstream id.
+    pub ma_id: i64,
+    /// Name.
+    pub name: String,
+    /// Country name.
+    pub country: Option<String>,
+    /// ISO 3166-1 alpha-2 code.
+    pub country_code: Option<String>,
+    /// Free-text location.
+    pub location_text: Option<String>,
+    /// Genre.
+    pub genre: Option<String>,
+    /// Lyrical themes.
+    pub themes: Option<String>,
+    /// Status.
+    pub status: Option<String>,
+    /// Year of formation.
+    pub formed_year: Option<i32>,
+    /// Label.
+    pub label: Option<String>,
+    /// Years active (upstream text).
+    pub years_active: Option<String>,
+    /// Primary point latitude.
+    pub lat: Option<f64>,
+    /// Primary point longitude.
+    pub lon: Option<f64>,
+    /// Status of the location row giving the primary point.
+    pub geocode_status: Option<String>,
+    /// Provider of the primary point.
+    pub geocode_provider: Option<String>,
+    /// Confidence of the primary point.
+    pub geocode_confidence: Option<f64>,
+    /// Location row giving the primary point.
+    pub geocode_location_id: Option<i64>,
+    /// When the primary point last changed.
+    pub geocode_updated_at: Option<DateTime<Utc>>,
+    /// Enriched from the band page.
+    pub enriched: bool,
+    /// Enrichment requested.
+    pub enrich_pending: bool,
+    /// Fields edited by an admin.
+    pub locked_fields: Vec<String>,
+    /// Pending conflicts `{field: upstream value}`.
+    pub crawler_pending: Value,
+    /// Upstream extras (holds `url`).
+    pub data: Value,
+    /// Structured band page.
+    pub band_page: Option<Value>,
+    /// Last catalogue change.
+    pub updated_at: DateTime<Utc>,
+    /// Last crawl.
+    pub crawled_at: Option<DateTime<Utc>>,
+    /// Hash of the last crawled listing row.
+    pub crawled_hash: Option<String>,
+    /// Upstream creation time.
+    pub ma_created_at: Option<DateTime<Utc>>,
+    /// Upstream modification time.
+    pub ma_modified_at: Option<DateTime<Utc>>,
+    /// Upstream modification text.
+    pub ma_modified_text: Option<String>,
+    /// First time the crawler saw the band.
+    pub first_seen_at: DateTime<Utc>,
+    /// Upstream page (`data.url`).
+    pub url: Option<String>,
+    /// At least one locked field.
+    pub locked: bool,
+    /// At least one pending conflict.
+    pub has_conflict: bool,
+}
+
+const SELECT_BAND: &str = "SELECT ma_id, name, country, country_code, location_text, genre,
+        themes, status, formed_year, label, years_active, lat, lon, geocode_status,
+        geocode_provider, geocode_confidence, geocode_location_id, geocode_updated_at,
+        enriched, enrich_pending, locked_fields, crawler_pending, data, band_page,
+        updated_at, crawled_at, crawled_hash, ma_created_at, ma_modified_at,
+        ma_modified_text, first_seen_at, data->>'url' AS url,
+        cardinality(locked_fields) > 0 AS locked,
+        crawler_pending <> '{}'::jsonb AS has_conflict
+    FROM bands WHERE ma_id = $1";
+
+/// One `band_locations` row of the detail view.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct BandLocation {
+    /// Row id.
+    pub id: i64,
+    /// Order of the step (-1: manual override).
+    pub step_order: i32,
+    /// Step label.
+    pub step_label: Option<String>,
+    /// Raw place.
+    pub location_raw: String,
+    /// Country name.
+    pub country: Option<String>,
+    /// `geocode_status`.
+    pub status: String,
+    /// Provider used.
+    pub provider: Option<String>,
+    /// Confidence.
+    pub confidence: Option<f64>,
+    /// `geocode_granularity`.
+    pub granularity: Option<String>,
+    /// Latitude.
+    pub lat: Option<f64>,
+    /// Longitude.
+    pub lon: Option<f64>,
+    /// Attempts so far.
+    pub attempts: i32,
+    /// Last real error.
+    pub error: Option<String>,
+    /// Query sent.
+    pub query: Option<String>,
+}
+
+/// One `llm_cache` row of the detail view.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct BandLlmCall {
+    /// Row id.
+    pub id: i64,
+    /// When.
+    pub created_at: DateTime<Utc>,
+    /// Model.
+    pub model: String,
+    /// Extraction result.
+    pub extraction: Option<Value>,
+    /// Prompt tokens.
+    pub prompt_tokens: Option<i32>,
+    /// Completion tokens.
+    pub completion_tokens: Option<i32>,
+    /// Cost (NaN and infinities stay as read; the API turns them into null).
+    pub cost_usd: Option<f64>,
+    /// Prompt sent.
+    pub prompt: Option<String>,
+    /// Raw response.
+    pub response: Option<String>,
+}
+
+/// Most LLM calls listed per band (newest first).
+pub const LLM_CALLS_LIMIT: i64 = 200;
+
+/// One band, or None.
+pub async fn band_detail(conn: &mut PgConnection, ma_id: i64) -> Result<Option<BandDetail>> {
+    Ok(sqlx::query_as::<_, BandDetail>(SELECT_BAND)
+        .bind(ma_id)
+        .fetch_optional(conn)
+        .await?)
+}
+
+/// The band's location rows, in step order.
+pub async fn locations(pool: &PgPool, ma_id: i64) -> Result<Vec<BandLocation>> {
+    Ok(sqlx::query_as::<_, BandLocation>(
+        "SELECT id, step_order, step_label, location_raw, country, geocode_status AS status,
+                provider, confidence, geocode_granularity AS granularity, lat, lon, attempts,
+                error, query
+         FROM band_locations WHERE ma_id = $1 ORDER BY step_order, id",
+    )
+    .bind(ma_id)
+    .fetch_all(pool)
+    .await?)
+}
+
+/// The band's LLM calls, newest first (at most [`LLM_CALLS_LIMIT`]).
+pub async fn llm_calls(pool: &PgPool, ma_id: i64) -> Result<Vec<BandLlmCall>> {
+    Ok(sqlx::query_as::<_, BandLlmCall>(
+        "SELECT id, created_at, model, extraction, prompt_tokens, completion_tokens,
+                CASE WHEN cost_usd IS NULL
+                       OR cost_usd IN ('NaN'::numeric, 'Infinity'::numeric, '-Infinity'::numeric)
+                       OR abs(cost_usd) > 1e15
+                     THEN NULL ELSE cost_usd::float8 END AS cost_usd,
+                prompt, response
+         FROM llm_cache WHERE ma_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2",
+    )
+    .bind(ma_id)
+    .bind(LLM_CALLS_LIMIT)
+    .fetch_all(pool)
+    .await?)
+}

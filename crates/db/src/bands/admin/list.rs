@@ -1,0 +1,375 @@
+//! The filtered, sorted, paged band list of `GET /admin/api/bands`. The WHERE clause holds
+//! only the active filters (built with `QueryBuilder`, every value bound), because a static
+//! query with `$n IS NULL OR …` guards keeps the planner from using the trigram indexes.
+
+use crate::Result;
+use chrono::{DateTime, Utc};
+use sqlx::{PgPool, Postgres, QueryBuilder};
+
+/// Columns the list can be sorted on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SortKey {
+    /// Case-insensitive name (default).
+    #[default]
+    Name,
+    /// Upstream id.
+    MaId,
+    /// Country name.
+    Country,
+    /// Year of formation.
+    FormedYear,
+    /// Last catalogue change.
+    UpdatedAt,
+}
+
+impl SortKey {
+    /// Parses `name`, `ma_id`, `country`, `formed_year`, `updated_at`.
+    pub fn parse(s: &str) -> Option<SortKey> {
+        Some(match s {
+            "name" => SortKey::Name,
+            "ma_id" => SortKey::MaId,
+            "country" => SortKey::Country,
+            "formed_year" => SortKey::FormedYear,
+            "updated_at" => SortKey::UpdatedAt,
+            _ => return None,
+        })
+    }
+
+    fn expr(self) -> &'static str {
+        match self {
+            SortKey::Name => "lower(name)",
+            SortKey::MaId => "ma_id",
+            SortKey::Country => "country",
+            SortKey::FormedYear => "formed_year",
+            SortKey::UpdatedAt => "updated_at",
+        }
+    }
+}
+
+/// A sort key and its direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BandSort {
+    /// Column.
+    pub key: SortKey,
+    /// Descending when true.
+    pub desc: bool,
+}
+
+impl BandSort {
+    /// Parses `key` or `-key`.
+    pub fn parse(s: &str) -> Option<BandSort> {
+        let (desc, key) = match s.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, s),
+        };
+        SortKey::parse(key).map(|key| BandSort { key, desc })
+    }
+
+    fn order_by(self) -> String {
+        let dir = if self.desc { "DESC" } else { "ASC" };
+        if self.key == SortKey::MaId {
+            return format!("ma_id {dir}");
+        }
+        // NULLs last either way, then ma_id so paging is stable.
+        format!("{} {dir} NULLS LAST, ma_id {dir}", self.key.expr())
+    }
+}
+
+/// Validated filters of the list. Patterns are ready for `ILIKE … ESCAPE '\'` (wildcards
+/// escaped, truncated); `country` and `status` are compared case-insensitively.
+#[derive(Debug, Clone, Default)]
+pub struct BandFilter {
+    /// Pattern on the name.
+    pub name_pattern: Option<String>,
+    /// Exact upstream id, OR-ed with `name_pattern` (when `q` is numeric).
+    pub ma_id: Option<i64>,
+    /// Pattern on `location_text`.
+    pub location_pattern: Option<String>,
+    /// Pattern on `themes`.
+    pub themes_pattern: Option<String>,
+    /// Pattern on `genre`.
+    pub genre_pattern: Option<String>,
+    /// Country name or ISO code, any case.
+    pub country: Option<String>,
+    /// Status, any case.
+    pub status: Option<String>,
+    /// Has a primary point.
+    pub has_lat: Option<bool>,
+    /// Has a non-blank `location_text`.
+    pub has_location: Option<bool>,
+    /// Has pending conflicts.
+    pub has_conflict: Option<bool>,
+    /// Order.
+    pub sort: BandSort,
+    /// Page size.
+    pub limit: i64,
+    /// Rows skipped.
+    pub offset: i64,
+}
+
+/// One row of the list (CONTRACT §6 item).
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct BandListItem {
+    /// Upstream id.
+    pub ma_id: i64,
+    /// Name.
+    pub name: String,
+    /// Country name.
+    pub country: Option<String>,
+    /// Free-text location.
+    pub location_text: Option<String>,
+    /// Genre.
+    pub genre: Option<String>,
+    /// Lyrical themes.
+    pub themes: Option<String>,
+    /// Status.
+    pub status: Option<String>,
+    /// Year of formation.
+    pub formed_year: Option<i32>,
+    /// Primary point latitude.
+    pub lat: Option<f64>,
+    /// Primary point longitude.
+    pub lon: Option<f64>,
+    /// Enriched from the band page.
+    pub enriched: bool,
+    /// Enrichment requested.
+    pub enrich_pending: bool,
+    /// Fields edited by an admin.
+    pub locked_fields: Vec<String>,
+    /// At least one locked field.
+    pub locked: bool,
+    /// At least one pending conflict.
+    pub has_conflict: bool,
+    /// Last catalogue change.
+    pub updated_at: DateTime<Utc>,
+    /// Last crawl.
+    pub crawled_at: Option<DateTime<Utc>>,
+    /// Upstream page.
+    pub url: Option<String>,
+}
+
+const SELECT_ITEMS: &str = "SELECT ma_id, name, country, location_text, genre, themes, status,
+        formed_year, lat, lon, enriched, enrich_pending, locked_fields,
+        cardinality(locked_fields) > 0 AS locked,
+        crawler_pending <> '{}'::jsonb AS has_conflict,
+        updated_at, crawled_at, data->>'url' AS url
+    FROM bands";
+
+fn push_where(qb: &mut QueryBuilder<Postgres>, f: &BandFilter) {
+    let mut first = true;
+    let mut and = |qb: &mut QueryBuilder<Postgres>| {
+        qb.push(if first { " WHERE " } else { " AND " });
+        first = false;
+    };
+    match (&f.name_pattern, f.ma_id) {
+        (Some(p), Some(id)) => {
+            and(qb);
+            qb.push("(name ILIKE ").push_bind(p.clone());
+            qb.push(" ESCAPE '\\' OR ma_id = ").push_bind(id).push(")");
+        }
+        (Some(p), None) => {
+            and(qb);
+            qb.push("name ILIKE ")
+                .push_bind(p.clone())
+                .push(" ESCAPE '\\'");
+        }
+        (None, Some(id)) => {
+            and(qb);
+            qb.push("ma_id = ").push_bind(id);
+        }
+        (None, None) => {}
+    }
+    for (column, pattern) in [
+        ("location_text", &f.location_pattern),
+        ("themes", &f.themes_pattern),
+        ("genre", &f.genre_pattern),
+    ] {
+        if let Some(p) = pattern {
+            and(qb);
+            qb.push(column).push(" ILIKE ").push_bind(p.clone());
+            qb.push(" ESCAPE '\\'");
+        }
+    }
+    if let Some(c) = &f.country {
+        and(qb);
+        // Codes are stored upper-case (CONTRACT §11); both sides use an index.
+        qb.push("(lower(country) = ").push_bind(c.to_lowercase());
+        qb.push(" OR country_code = ")
+            .push_bind(c.to_uppercase())
+            .push(")");
+    }
+    if let Some(s) = &f.status {
+        and(qb);
+        qb.push("lower(status) = ").push_bind(s.to_lowercase());
+    }
+    if let Some(b) = f.has_lat {
+        and(qb);
+        qb.push(if b { "lat IS NOT NULL" } else { "lat IS NULL" });
+    }
+    if let Some(b) = f.has_location {
+        and(qb);
+        qb.push(if b {
+            "btrim(location_text) <> ''"
+        } else {
+            "coalesce(btrim(location_text), '') = ''"
+        });
+    }
+    if let Some(b) = f.has_conflict {
+        and(qb);
+        // Same expression as the partial index `bands_has_conflict`.
+        qb.push(if b {
+            "crawler_pending <> '{}'::jsonb"
+        } else {
+            "NOT (crawler_pending <> '{}'::jsonb)"
+        });
+    }
+}
+
+/// How the page is fetched once the total is known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PagePlan {
+    /// Walk the sort order and filter (fast when matches are dense).
+    Ordered,
+    /// Collect every match first (through the trigram / partial indexes), then sort: the
+    /// planner would otherwise walk the name index and filter, which is slow when the
+    /// matches sit late in the sort order (e.g. every name starting with "Storm").
+    Collect,
+}
+
+/// Largest result collected and sorted rather than walked in sort order.
+pub const COLLECT_MAX_ROWS: i64 = 20_000;
+
+impl PagePlan {
+    /// The plan for a filter matching `total` rows.
+    pub fn for_total(f: &BandFilter, total: i64) -> PagePlan {
+        let filtered = f.name_pattern.is_some()
+            || f.ma_id.is_some()
+            || f.location_pattern.is_some()
+            || f.themes_pattern.is_some()
+            || f.genre_pattern.is_some()
+            || f.country.is_some()
+            || f.status.is_some()
+            || f.has_lat.is_some()
+            || f.has_location.is_some()
+            || f.has_conflict.is_some();
+        if filtered && total <= COLLECT_MAX_ROWS {
+            PagePlan::Collect
+        } else {
+            PagePlan::Ordered
+        }
+    }
+}
+
+/// Builds the page query.
+pub fn page_query(f: &BandFilter, plan: PagePlan) -> QueryBuilder<Postgres> {
+    page_query_with_prefix("", f, plan)
+}
+
+fn page_query_with_prefix(prefix: &str, f: &BandFilter, plan: PagePlan) -> QueryBuilder<Postgres> {
+    let mut qb = QueryBuilder::new(prefix);
+    if plan == PagePlan::Collect {
+        qb.push("WITH m AS MATERIALIZED (");
+    }
+    qb.push(SELECT_ITEMS);
+    push_where(&mut qb, f);
+    if plan == PagePlan::Collect {
+        qb.push(") SELECT * FROM m");
+    }
+    qb.push(" ORDER BY ").push(f.sort.order_by());
+    qb.push(" LIMIT ").push_bind(f.limit);
+    qb.push(" OFFSET ").push_bind(f.offset);
+    qb
+}
+
+/// Builds the count query.
+pub fn count_query(f: &BandFilter) -> QueryBuilder<Postgres> {
+    count_query_with_prefix("", f)
+}
+
+fn count_query_with_prefix(prefix: &str, f: &BandFilter) -> QueryBuilder<Postgres> {
+    let mut qb = QueryBuilder::new(format!("{prefix}SELECT count(*) FROM bands"));
+    push_where(&mut qb, f);
+    qb
+}
+
+/// `EXPLAIN (ANALYZE)` of the count query and of the page query as [`list_bands`] would
+/// run it (benchmark and docs: shows which indexes the planner picks).
+pub async fn explain(pool: &PgPool, f: &BandFilter) -> Result<(Vec<String>, Vec<String>)> {
+    const PREFIX: &str = "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) ";
+    let total = count_query(f)
+        .build_query_scalar::<i64>()
+        .fetch_one(pool)
+        .await?;
+    let page = page_query_with_prefix(PREFIX, f, PagePlan::for_total(f, total))
+        .build_query_scalar::<String>()
+        .fetch_all(pool)
+        .await?;
+    let count = count_query_with_prefix(PREFIX, f)
+        .build_query_scalar::<String>()
+        .fetch_all(pool)
+        .await?;
+    Ok((page, count))
+}
+
+/// One page of bands and the total matching the filters. The count runs first: it picks
+/// the page plan, and an empty result or a page past the end needs no second query.
+pub async fn list_bands(pool: &PgPool, f: &BandFilter) -> Result<(Vec<BandListItem>, i64)> {
+    let total = count_query(f)
+        .build_query_scalar::<i64>()
+        .fetch_one(pool)
+        .await?;
+    if total == 0 || f.offset >= total || f.limit == 0 {
+        return Ok((Vec::new(), total));
+    }
+    let items = page_query(f, PagePlan::for_total(f, total))
+        .build_query_as::<BandListItem>()
+        .fetch_all(pool)
+        .await?;
+    Ok((items, total))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sort_parsing() {
+        assert_eq!(
+            BandSort::parse("-formed_year"),
+            Some(BandSort {
+                key: SortKey::FormedYear,
+                desc: true
+            })
+        );
+        assert_eq!(BandSort::parse("name").map(|s| s.desc), Some(false));
+        assert_eq!(BandSort::parse("bogus"), None);
+        assert_eq!(BandSort::parse("--name"), None);
+    }
+
+    #[test]
+    fn only_active_filters_reach_the_sql() {
+        let f = BandFilter {
+            genre_pattern: Some("%black%".into()),
+            has_conflict: Some(true),
+            limit: 50,
+            ..BandFilter::default()
+        };
+        let sql = page_query(&f, PagePlan::Ordered)
+            .into_sql()
+            .as_str()
+            .to_string();
+        assert!(sql.contains("genre ILIKE $1"), "{sql}");
+        assert!(sql.contains("crawler_pending <> '{}'::jsonb"), "{sql}");
+        assert!(!sql.contains("name ILIKE"), "{sql}");
+        assert!(!sql.contains("location_text ILIKE"), "{sql}");
+        assert_eq!(PagePlan::for_total(&f, 100), PagePlan::Collect);
+        assert_eq!(PagePlan::for_total(&f, 100_000), PagePlan::Ordered);
+        let all = BandFilter::default();
+        assert_eq!(PagePlan::for_total(&all, 10), PagePlan::Ordered);
+        let collect = page_query(&f, PagePlan::Collect)
+            .into_sql()
+            .as_str()
+            .to_string();
+        assert!(collect.starts_with("WITH m AS MATERIALIZED ("), "{collect}");
+    }
+}

@@ -1,0 +1,282 @@
+//! The enrichment queue (SPEC rule 2) and what an enrichment stores; the upstream
+//! "modified" bookkeeping of rule 4.
+//!
+//! Selection: `enrich_pending`, or changed since the last crawl (`updated_at - crawled_at >
+//! 1 minute`, the predicate of the partial index `bands_changed_since_crawl`), or never
+//! enriched; in that order of priority, then by `ma_id`.
+//!
+//! Storing an enrichment applies the page's catalogue fields through the one upsert path
+//! (locks and conflicts, rule 6) and writes `band_page`, `enriched`, `crawled_at = now()`,
+//! `crawled_hash`, clears `enrich_pending`, in one transaction: `updated_at` (trigger) and
+//! `crawled_at` are then the same `now()`, so the band leaves the queue.
+
+use crate::Result;
+use crate::bands::upsert::{BandInput, UpsertReport, upsert_bands_in};
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+use sqlx::PgPool;
+
+/// Why a band is in the enrichment queue, highest priority first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EnrichPriority {
+    /// Upstream reported a modification (rule 4).
+    EnrichPending,
+    /// A catalogue value changed after the last crawl (rule 2).
+    UpdatedSinceCrawl,
+    /// Never enriched.
+    NeverEnriched,
+}
+
+impl EnrichPriority {
+    fn from_rank(rank: i32) -> Self {
+        match rank {
+            0 => Self::EnrichPending,
+            1 => Self::UpdatedSinceCrawl,
+            _ => Self::NeverEnriched,
+        }
+    }
+}
+
+/// A band waiting for enrichment.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct QueuedBand {
+    /// Upstream id.
+    pub ma_id: i64,
+    /// Name.
+    pub name: String,
+    /// Why it is queued.
+    pub priority: EnrichPriority,
+}
+
+/// The next `limit` queued bands by priority, skipping the ids in `exclude` (bands this
+/// run already tried).
+pub async fn next_batch(pool: &PgPool, limit: i64, exclude: &[i64]) -> Result<Vec<QueuedBand>> {
+    // The predicate and the rank are repeated in `queue_counts`: keep them identical.
+    let rows: Vec<(i64, String, i32)> = sqlx::query_as(
+        "SELECT ma_id, name,
+                CASE WHEN enrich_pending THEN 0
+                     WHEN updated_at - crawled_at > interval '1 minute' THEN 1
+                     ELSE 2 END AS rank
+         FROM bands
+         WHERE (enrich_pending OR updated_at - crawled_at > interval '1 minute' OR NOT enriched)
+           AND NOT (ma_id = ANY($2))
+         ORDER BY rank, ma_id LIMIT $1",
+    )
+    .bind(limit)
+    .bind(exclude)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(ma_id, name, rank)| QueuedBand {
+            ma_id,
+            name,
+            priority: EnrichPriority::from_rank(rank),
+        })
+        .collect())
+}
+
+/// How long a claim keeps a band for one run before another replica may take it.
+pub const CLAIM_LEASE_SECS: i64 = 30 * 60;
+
+/// Claims the next `limit` queued bands for the run `run_id`, in the priority order of
+/// [`next_batch`], skipping `exclude`, bands under a live claim of another run and rows a
+/// concurrent claimer holds (`FOR UPDATE SKIP LOCKED`). The claim is a lease of
+/// [`CLAIM_LEASE_SECS`]: several crawler replicas never fetch the same band at once, and a
+/// killed replica's bands come back when the lease expires.
+pub async fn claim_batch(
+    pool: &PgPool,
+    run_id: i64,
+    limit: i64,
+    exclude: &[i64],
+) -> Result<Vec<QueuedBand>> {
+    let rows: Vec<(i64, String, i32)> = sqlx::query_as(
+        "WITH cand AS (
+             SELECT b.ma_id, b.name,
+                    CASE WHEN b.enrich_pending THEN 0
+                         WHEN b.updated_at - b.crawled_at > interval '1 minute' THEN 1
+                         ELSE 2 END AS rank
+             FROM bands b
+             WHERE (b.enrich_pending OR b.updated_at - b.crawled_at > interval '1 minute'
+                    OR NOT b.enriched)
+               AND NOT (b.ma_id = ANY($2))
+               AND NOT EXISTS (SELECT 1 FROM enrich_claims c
+                               WHERE c.ma_id = b.ma_id AND c.run_id <> $3
+                                 AND c.claimed_until > now())
+             ORDER BY rank, b.ma_id LIMIT $1
+             FOR UPDATE OF b SKIP LOCKED),
+         claimed AS (
+             INSERT INTO enrich_claims (ma_id, run_id, claimed_until)
+             SELECT ma_id, $3, now() + make_interval(secs => $4) FROM cand
+             ON CONFLICT (ma_id) DO UPDATE
+                 SET run_id = EXCLUDED.run_id, claimed_until = EXCLUDED.claimed_until
+                 WHERE enrich_claims.run_id = EXCLUDED.run_id
+                    OR enrich_claims.claimed_until <= now()
+             RETURNING ma_id)
+         SELECT cand.ma_id, cand.name, cand.rank FROM cand JOIN claimed USING (ma_id)
+         ORDER BY cand.rank, cand.ma_id",
+    )
+    .bind(limit)
+    .bind(exclude)
+    .bind(run_id)
+    .bind(CLAIM_LEASE_SECS as f64)
+    .fetch_all(pool)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(ma_id, name, rank)| QueuedBand {
+            ma_id,
+            name,
+            priority: EnrichPriority::from_rank(rank),
+        })
+        .collect())
+}
+
+/// Releases every claim of the run `run_id` (at the end of the run, whatever its outcome).
+pub async fn release_claims(pool: &PgPool, run_id: i64) -> Result<u64> {
+    let r = sqlx::query("DELETE FROM enrich_claims WHERE run_id = $1")
+        .bind(run_id)
+        .execute(pool)
+        .await?;
+    Ok(r.rows_affected())
+}
+
+/// Size of the queue and its breakdown (CONTRACT §6 `/admin/api/queue`); each band counts
+/// once, under its highest priority.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct QueueCounts {
+    /// Bands in the queue.
+    pub total: i64,
+    /// Raised `enrich_pending`.
+    pub enrich_pending: i64,
+    /// Changed since the last crawl (and not pending).
+    pub updated_since_crawl: i64,
+    /// Never enriched (and neither of the above).
+    pub never_enriched: i64,
+}
+
+/// Counts the queue by priority.
+pub async fn queue_counts(pool: &PgPool) -> Result<QueueCounts> {
+    let (p, u, n): (i64, i64, i64) = sqlx::query_as(
+        "SELECT count(*) FILTER (WHERE rank = 0), count(*) FILTER (WHERE rank = 1),
+                count(*) FILTER (WHERE rank = 2)
+         FROM (SELECT CASE WHEN enrich_pending THEN 0
+                           WHEN updated_at - crawled_at > interval '1 minute' THEN 1
+                           ELSE 2 END AS rank
+               FROM bands
+               WHERE enrich_pending OR updated_at - crawled_at > interval '1 minute'
+                     OR NOT enriched) q",
+    )
+    .fetch_one(pool)
+    .await?;
+    Ok(QueueCounts {
+        total: p + u + n,
+        enrich_pending: p,
+        updated_since_crawl: u,
+        never_enriched: n,
+    })
+}
+
+/// What one enrichment of a band stores.
+#[derive(Debug, Clone)]
+pub struct Enrichment {
+    /// Catalogue fields read on the band page (applied with the upsert's lock rules).
+    pub fields: BandInput,
+    /// The structured page (line-up, releases, `discography_url`, `lyrical_themes`…).
+    pub band_page: Value,
+    /// Hash of `band_page` (detects a page that did not change).
+    pub crawled_hash: String,
+    /// The page's 'Last modified on' text (rule 4).
+    pub modified_text: Option<String>,
+    /// That text as an instant.
+    pub modified_at: Option<DateTime<Utc>>,
+    /// The page's 'Added on' instant (filled only when unknown).
+    pub created_at: Option<DateTime<Utc>>,
+}
+
+/// Stores one enrichment atomically (see the module header).
+pub async fn store(pool: &PgPool, e: &Enrichment) -> Result<UpsertReport> {
+    let mut tx = pool.begin().await?;
+    let report = upsert_bands_in(&mut tx, std::slice::from_ref(&e.fields)).await?;
+    sqlx::query(
+        "UPDATE bands SET band_page = $2, enriched = TRUE, crawled_at = now(), crawled_hash = $3,
+                enrich_pending = FALSE,
+                ma_modified_text = COALESCE($4, ma_modified_text),
+                ma_modified_at = COALESCE($5, ma_modified_at),
+                ma_created_at = COALESCE(ma_created_at, $6)
+         WHERE ma_id = $1",
+    )
+    .bind(e.fields.ma_id)
+    .bind(&e.band_page)
+    .bind(&e.crawled_hash)
+    .bind(&e.modified_text)
+    .bind(e.modified_at)
+    .bind(e.created_at)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(report)
+}
+
+/// One row of upstream's "modified" list: the band's page was edited at `at`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModifiedSeen {
+    /// Upstream id.
+    pub ma_id: i64,
+    /// The text as upstream wrote it.
+    pub text: String,
+    /// The text as an instant (upstream server time, stored as UTC).
+    pub at: DateTime<Utc>,
+}
+
+/// Rule 4: records each modification newer (to the minute) than the one stored, and raises
+/// `enrich_pending` for an enriched band so its page is read again. Seeing the same
+/// modification again changes nothing, so the flag is raised once per change. A band never
+/// enriched is already queued and only gets the text. Returns the number of newer
+/// modifications recorded on enriched bands (flag raised).
+pub async fn record_modified(pool: &PgPool, seen: &[ModifiedSeen]) -> Result<u64> {
+    if seen.is_empty() {
+        return Ok(0);
+    }
+    let ids: Vec<i64> = seen.iter().map(|s| s.ma_id).collect();
+    let texts: Vec<String> = seen.iter().map(|s| s.text.clone()).collect();
+    let ats: Vec<DateTime<Utc>> = seen.iter().map(|s| s.at).collect();
+    let raised: Vec<bool> = sqlx::query_scalar(
+        "WITH u AS (SELECT DISTINCT ON (ma_id) ma_id, text, at
+                    FROM UNNEST($1::bigint[], $2::text[], $3::timestamptz[]) AS u(ma_id, text, at)
+                    ORDER BY ma_id, at DESC)
+         UPDATE bands b SET ma_modified_text = u.text, ma_modified_at = u.at,
+                enrich_pending = b.enrich_pending OR b.enriched
+         FROM u
+         WHERE b.ma_id = u.ma_id
+           AND (b.ma_modified_at IS NULL
+                OR date_trunc('minute', u.at) > date_trunc('minute', b.ma_modified_at))
+         RETURNING b.enriched",
+    )
+    .bind(&ids)
+    .bind(&texts)
+    .bind(&ats)
+    .fetch_all(pool)
+    .await?;
+    Ok(raised.into_iter().filter(|r| *r).count() as u64)
+}
+
+/// Records when upstream says bands were added, where still unknown.
+pub async fn record_created(pool: &PgPool, seen: &[(i64, DateTime<Utc>)]) -> Result<()> {
+    if seen.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<i64> = seen.iter().map(|s| s.0).collect();
+    let ats: Vec<DateTime<Utc>> = seen.iter().map(|s| s.1).collect();
+    sqlx::query(
+        "UPDATE bands b SET ma_created_at = u.at
+         FROM UNNEST($1::bigint[], $2::timestamptz[]) AS u(ma_id, at)
+         WHERE b.ma_id = u.ma_id AND b.ma_created_at IS NULL",
+    )
+    .bind(&ids)
+    .bind(&ats)
+    .execute(pool)
+    .await?;
+    Ok(())
+}

@@ -1,0 +1,33 @@
+//! Errors of the database layer.
+
+/// A database operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    /// The database could not be reached after every attempt.
+    #[error("database unreachable after {attempts} attempts: {source}")]
+    Unreachable {
+        /// How many connections were tried.
+        attempts: u32,
+        /// The last connection error.
+        #[source]
+        source: sqlx::Error,
+    },
+    /// A migration file failed; start-up must stop.
+    #[error("migration {file} failed: {source}")]
+    Migration {
+        /// File name of the migration.
+        file: String,
+        /// The database error.
+        #[source]
+        source: sqlx::Error,
+    },
+    /// An applied migration was changed afterwards.
+    #[error("migration {file} was modified after it was applied (checksum differs)")]
+    MigrationChanged {
+        /// File name of the migration.
+        file: String,
+    },
+    /// Any other query failure.
+    #[error(transparent)]
+    Sqlx(#[from] sqlx::Error),
+}

@@ -1,0 +1,25 @@
+//! PostgreSQL access: the connection (retried, rule 25), the migration runner (advisory
+//! lock, rule 25), and one module of named queries per table family, so the admin API and
+//! the workers share one meaning of each operation (STYLE habit 4).
+
+pub mod admin_jobs;
+pub mod audit;
+pub mod band_locations;
+pub mod bands;
+pub mod catalogue_stats;
+pub mod checkpoints;
+pub mod connect;
+mod error;
+pub mod geocode_cache;
+pub mod geocoding_stats;
+pub mod jobs;
+pub mod llm_cache;
+pub mod migrate;
+pub mod monitoring;
+pub mod runs;
+
+pub use error::DbError;
+pub use sqlx::PgPool;
+
+/// Result alias of this crate.
+pub type Result<T, E = DbError> = std::result::Result<T, E>;

@@ -1,0 +1,244 @@
+//! `crawl_run` and `crawl_log`: one row per job execution (crawls and enqueue scans), its
+//! progress statistics, its cooperative cancel flag, and its log lines.
+
+use crate::Result;
+use serde_json::Value;
+use sqlx::PgPool;
+use std::fmt;
+
+/// `crawl_run.type` values (CONTRACT §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunType {
+    /// Incremental crawl.
+    Incremental,
+    /// Enrichment.
+    Enrich,
+    /// Full crawl.
+    FullCrawl,
+    /// Enqueue scan.
+    GeocoderEnqueue,
+}
+
+impl RunType {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunType::Incremental => "incremental",
+            RunType::Enrich => "enrich",
+            RunType::FullCrawl => "full_crawl",
+            RunType::GeocoderEnqueue => "geocoder_enqueue",
+        }
+    }
+
+    /// Parses a stored or requested name.
+    pub fn parse(s: &str) -> Option<RunType> {
+        match s {
+            "incremental" => Some(RunType::Incremental),
+            "enrich" => Some(RunType::Enrich),
+            "full_crawl" => Some(RunType::FullCrawl),
+            "geocoder_enqueue" => Some(RunType::GeocoderEnqueue),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for RunType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Final `crawl_run.status` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunEnd {
+    /// Finished.
+    Success,
+    /// The job could not continue.
+    Error,
+    /// Stopped at the admin's request (written by the job itself, rule 10).
+    Cancelled,
+}
+
+impl RunEnd {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunEnd::Success => "success",
+            RunEnd::Error => "error",
+            RunEnd::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// Log levels of `crawl_log`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// Detail.
+    Debug,
+    /// Normal progress.
+    Info,
+    /// A per-item failure.
+    Warn,
+    /// A run failure.
+    Error,
+}
+
+impl Level {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Debug => "debug",
+            Level::Info => "info",
+            Level::Warn => "warn",
+            Level::Error => "error",
+        }
+    }
+}
+
+/// Opens a run in `running`.
+pub async fn start(pool: &PgPool, kind: RunType, trigger_id: Option<i64>) -> Result<i64> {
+    let id = sqlx::query_scalar(
+        "INSERT INTO crawl_run (type, status, trigger_id) VALUES ($1, 'running', $2) RETURNING id",
+    )
+    .bind(kind.as_str())
+    .bind(trigger_id)
+    .fetch_one(pool)
+    .await?;
+    Ok(id)
+}
+
+/// Replaces the progress statistics of a running run.
+pub async fn write_stats(pool: &PgPool, run_id: i64, stats: &Value) -> Result<()> {
+    sqlx::query("UPDATE crawl_run SET stats = $2, updated_at = now() WHERE id = $1")
+        .bind(run_id)
+        .bind(stats)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// Whether the run is still `running` (false once cleanup or recovery closed it).
+pub async fn still_running(pool: &PgPool, run_id: i64) -> Result<bool> {
+    let status: Option<String> = sqlx::query_scalar("SELECT status FROM crawl_run WHERE id = $1")
+        .bind(run_id)
+        .fetch_optional(pool)
+        .await?;
+    Ok(status.as_deref() == Some("running"))
+}
+
+/// Reads the cooperative cancel flag (rule 10).
+pub async fn cancel_requested(pool: &PgPool, run_id: i64) -> Result<bool> {
+    let flag: Option<bool> =
+        sqlx::query_scalar("SELECT cancel_requested FROM crawl_run WHERE id = $1")
+            .bind(run_id)
+            .fetch_optional(pool)
+            .await?;
+    Ok(flag.unwrap_or(false))
+}
+
+/// Closes a run with its final status, statistics and error text; also closes the trigger
+/// that started it (CONTRACT §11: `done` for success or cancelled, `error` otherwise).
+/// Only a run still `running` is closed, so a run closed by cleanup is not reopened.
+pub async fn finish(
+    pool: &PgPool,
+    run_id: i64,
+    end: RunEnd,
+    stats: &Value,
+    error: Option<&str>,
+) -> Result<()> {
+    let mut tx = pool.begin().await?;
+    let trigger: Option<Option<i64>> = sqlx::query_scalar(
+        "UPDATE crawl_run SET status = $2, stats = $3, error = $4, finished_at = now(), updated_at = now()
+         WHERE id = $1 AND status = 'running' RETURNING trigger_id",
+    )
+    .bind(run_id)
+    .bind(end.as_str())
+    .bind(stats)
+    .bind(error)
+    .fetch_optional(&mut *tx)
+    .await?;
+    if let Some(Some(trigger_id)) = trigger {
+        let status = if end == RunEnd::Error {
+            "error"
+        } else {
+            "done"
+        };
+        sqlx::query(
+            "UPDATE job_triggers SET status = $2, finished_at = now(), error = $3
+             WHERE id = $1 AND status = 'claimed'",
+        )
+        .bind(trigger_id)
+        .bind(status)
+        .bind(error)
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Appends a log line to a run (or a free line when `run_id` is None).
+pub async fn log(pool: &PgPool, run_id: Option<i64>, level: Level, message: &str) -> Result<i64> {
+    let id = sqlx::query_scalar(
+        "INSERT INTO crawl_log (run_id, level, message) VALUES ($1, $2, $3) RETURNING id",
+    )
+    .bind(run_id)
+    .bind(level.as_str())
+    .bind(message)
+    .fetch_one(pool)
+    .await?;
+    Ok(id)
+}
+
+/// Closes runs left `running` by a killed instance (rule 7) of the given types. Returns how
+/// many were closed as `interrupted`.
+pub async fn recover_interrupted(pool: &PgPool, types: &[RunType], reason: &str) -> Result<u64> {
+    let names: Vec<&str> = types.iter().map(|t| t.as_str()).collect();
+    close_interrupted(pool, &names, false, reason).await
+}
+
+/// Closes runs of any type started more than 30 minutes ago and still `running` (the admin
+/// cleanup, SPEC "run older than 30 minutes"). A job whose run was closed under it notices
+/// at its next batch through [`still_running`] and stops.
+pub async fn cleanup_stuck(pool: &PgPool, reason: &str) -> Result<u64> {
+    let all = ["incremental", "enrich", "full_crawl", "geocoder_enqueue"];
+    close_interrupted(pool, &all, true, reason).await
+}
+
+async fn close_interrupted(
+    pool: &PgPool,
+    types: &[&str],
+    only_old: bool,
+    reason: &str,
+) -> Result<u64> {
+    let mut tx = pool.begin().await?;
+    let closed: Vec<(i64, Option<i64>)> = sqlx::query_as(
+        "UPDATE crawl_run SET status = 'interrupted', error = $2, finished_at = now(), updated_at = now()
+         WHERE type = ANY($1) AND status = 'running'
+           AND (NOT $3 OR started_at < now() - interval '30 minutes')
+         RETURNING id, trigger_id",
+    )
+    .bind(types)
+    .bind(reason)
+    .bind(only_old)
+        .fetch_all(&mut *tx)
+        .await?;
+    let triggers: Vec<i64> = closed.iter().filter_map(|(_, t)| *t).collect();
+    sqlx::query(
+        "UPDATE job_triggers SET status = 'error', finished_at = now(), error = $2
+         WHERE id = ANY($1) AND status = 'claimed'",
+    )
+    .bind(&triggers)
+    .bind(reason)
+    .execute(&mut *tx)
+    .await?;
+    for (run_id, _) in &closed {
+        sqlx::query("INSERT INTO crawl_log (run_id, level, message) VALUES ($1, 'warn', $2)")
+            .bind(run_id)
+            .bind(format!("run closed as interrupted: {reason}"))
+            .execute(&mut *tx)
+            .await?;
+    }
+    tx.commit().await?;
+    Ok(closed.len() as u64)
+}

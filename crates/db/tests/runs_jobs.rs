@@ -1,0 +1,149 @@
+//! Runs, logs and job-trigger claiming against a real database.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use bandmap_db::jobs::{self, CancelOutcome};
+use bandmap_db::runs::{self, Level, RunEnd, RunType};
+use bandmap_test_support::TestDb;
+use serde_json::json;
+
+#[tokio::test]
+async fn claims_are_restricted_to_the_claimer_types_and_never_shared() {
+    let db = TestDb::new().await;
+    let p = &db.pool;
+    let enq = jobs::create(p, "geocoder_enqueue", None).await.unwrap();
+    let a = jobs::create(p, "enrich", None).await.unwrap();
+    let b = jobs::create(p, "incremental", None).await.unwrap();
+    let crawler = ["enrich", "incremental", "full_crawl"];
+    let (x, y, z) = tokio::join!(
+        jobs::claim(p, &crawler),
+        jobs::claim(p, &crawler),
+        jobs::claim(p, &crawler)
+    );
+    let mut got: Vec<i64> = [x, y, z]
+        .into_iter()
+        .filter_map(|c| c.unwrap().map(|c| c.id))
+        .collect();
+    got.sort();
+    assert_eq!(got, vec![a, b]);
+    let left = jobs::claim(p, &["geocoder_enqueue"])
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(left.id, enq);
+}
+
+#[tokio::test]
+async fn unknown_types_are_claimed_only_by_the_unknown_claim() {
+    let db = TestDb::new().await;
+    let p = &db.pool;
+    jobs::create(p, "geocoder_enqueue", None).await.unwrap();
+    let weird = jobs::create(p, "reindex", None).await.unwrap();
+    let known = ["enrich", "incremental", "full_crawl", "geocoder_enqueue"];
+    let c = jobs::claim_unknown(p, &known).await.unwrap().unwrap();
+    assert_eq!(c.id, weird);
+    jobs::fail(p, c.id, "unknown job_type").await.unwrap();
+    assert!(jobs::claim_unknown(p, &known).await.unwrap().is_none());
+    let (status, error): (String, Option<String>) =
+        sqlx::query_as("SELECT status, error FROM job_triggers WHERE id = $1")
+            .bind(weird)
+            .fetch_one(p)
+            .await
+            .unwrap();
+    assert_eq!(
+        (status.as_str(), error.as_deref()),
+        ("error", Some("unknown job_type"))
+    );
+}
+
+#[tokio::test]
+async fn a_finished_run_closes_its_trigger() {
+    let db = TestDb::new().await;
+    let p = &db.pool;
+    let t = jobs::create(p, "enrich", Some("admin")).await.unwrap();
+    let claimed = jobs::claim(p, &["enrich"]).await.unwrap().unwrap();
+    let run = runs::start(p, RunType::Enrich, Some(claimed.id))
+        .await
+        .unwrap();
+    jobs::attach_run(p, t, run).await.unwrap();
+    runs::log(p, Some(run), Level::Info, "hello").await.unwrap();
+    runs::finish(p, run, RunEnd::Cancelled, &json!({"seen": 3}), None)
+        .await
+        .unwrap();
+    let (status, run_id): (String, Option<i64>) =
+        sqlx::query_as("SELECT status, run_id FROM job_triggers WHERE id = $1")
+            .bind(t)
+            .fetch_one(p)
+            .await
+            .unwrap();
+    assert_eq!((status.as_str(), run_id), ("done", Some(run)));
+    let run_status: String = sqlx::query_scalar("SELECT status FROM crawl_run WHERE id = $1")
+        .bind(run)
+        .fetch_one(p)
+        .await
+        .unwrap();
+    assert_eq!(run_status, "cancelled");
+}
+
+#[tokio::test]
+async fn recovery_and_cleanup_close_runs_as_interrupted() {
+    let db = TestDb::new().await;
+    let p = &db.pool;
+    let old = runs::start(p, RunType::FullCrawl, None).await.unwrap();
+    let fresh = runs::start(p, RunType::GeocoderEnqueue, None)
+        .await
+        .unwrap();
+    sqlx::query("UPDATE crawl_run SET started_at = now() - interval '2 hours' WHERE id = $1")
+        .bind(old)
+        .execute(p)
+        .await
+        .unwrap();
+    assert_eq!(
+        runs::cleanup_stuck(p, "stuck for more than 30 minutes")
+            .await
+            .unwrap(),
+        1
+    );
+    let s: String = sqlx::query_scalar("SELECT status FROM crawl_run WHERE id = $1")
+        .bind(old)
+        .fetch_one(p)
+        .await
+        .unwrap();
+    assert_eq!(s, "interrupted");
+    assert!(runs::still_running(p, fresh).await.unwrap());
+    // Recovery only touches its own types.
+    assert_eq!(
+        runs::recover_interrupted(p, &[RunType::Enrich], "killed")
+            .await
+            .unwrap(),
+        0
+    );
+    assert_eq!(
+        runs::recover_interrupted(p, &[RunType::GeocoderEnqueue], "killed")
+            .await
+            .unwrap(),
+        1
+    );
+    // Finishing a run that was closed under it does not reopen it.
+    runs::finish(p, fresh, RunEnd::Success, &json!({}), None)
+        .await
+        .unwrap();
+    let s: String = sqlx::query_scalar("SELECT status FROM crawl_run WHERE id = $1")
+        .bind(fresh)
+        .fetch_one(p)
+        .await
+        .unwrap();
+    assert_eq!(s, "interrupted");
+}
+
+#[tokio::test]
+async fn cancelling_triggers() {
+    let db = TestDb::new().await;
+    let p = &db.pool;
+    let t = jobs::create(p, "full_crawl", None).await.unwrap();
+    assert_eq!(jobs::cancel(p, t).await.unwrap(), CancelOutcome::Cancelled);
+    assert_eq!(jobs::cancel(p, t).await.unwrap(), CancelOutcome::NotPending);
+    assert_eq!(
+        jobs::cancel(p, 999_999).await.unwrap(),
+        CancelOutcome::NotFound
+    );
+}

@@ -1,0 +1,131 @@
+//! The daemon loop (rule 11): recover runs left `running`, start the heartbeat, then scan
+//! at start and every `ENQUEUE_AUTO_INTERVAL_MIN`, and claim `geocoder_enqueue` triggers
+//! every 15 s. A scan that fails or panics is logged and the loop goes on; shutdown stops
+//! it between batches.
+
+use crate::error::EnqueueError;
+use crate::health;
+use crate::report::ScanReport;
+use crate::scan::run_scan;
+use bandmap_config::Config;
+use bandmap_db::jobs;
+use bandmap_db::runs::{self, RunType};
+use bandmap_health::Shutdown;
+use sqlx::PgPool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Service name of the heartbeat row.
+pub const SERVICE: &str = "enqueue";
+
+/// Trigger poll period (rule 11).
+pub const POLL_INTERVAL: Duration = Duration::from_secs(15);
+
+/// The job type this daemon claims.
+pub const JOB_TYPE: &str = "geocoder_enqueue";
+
+/// Runs the daemon until `shutdown` fires.
+pub async fn run(pool: PgPool, config: Arc<Config>, shutdown: Shutdown) -> anyhow::Result<()> {
+    recover(&pool).await;
+    let started = Instant::now();
+    let max_age = health::max_scan_age(config.enqueue.auto_interval);
+    let hb_pool = pool.clone();
+    let heartbeat = tokio::spawn(bandmap_health::run(
+        pool.clone(),
+        SERVICE,
+        config.heartbeat_interval,
+        move || health::checks(&hb_pool, max_age, started),
+        shutdown.clone(),
+    ));
+    tracing::info!(
+        auto_interval_s = config.enqueue.auto_interval.as_secs(),
+        "enqueue daemon started"
+    );
+    schedule(&pool, config.enqueue.auto_interval, shutdown).await;
+    if let Err(e) = heartbeat.await {
+        tracing::warn!(error = %e, "heartbeat task ended abnormally");
+    }
+    tracing::info!("enqueue daemon stopped");
+    Ok(())
+}
+
+/// Closes enqueue runs a killed instance left `running` (rule 7).
+async fn recover(pool: &PgPool) {
+    let reason = "enqueue daemon restarted; run left running by a stopped instance";
+    match runs::recover_interrupted(pool, &[RunType::GeocoderEnqueue], reason).await {
+        Ok(0) => {}
+        Ok(n) => tracing::warn!(closed = n, "closed interrupted enqueue runs"),
+        Err(e) => tracing::warn!(error = %e, "could not recover interrupted runs"),
+    }
+}
+
+/// The poll/scan loop.
+async fn schedule(pool: &PgPool, auto_interval: Duration, shutdown: Shutdown) {
+    let mut stop = shutdown.clone();
+    let mut next_auto = Instant::now();
+    loop {
+        drain_triggers(pool, &shutdown).await;
+        if shutdown.is_cancelled() {
+            return;
+        }
+        if Instant::now() >= next_auto {
+            next_auto = Instant::now() + auto_interval;
+            scan_isolated(pool, None, &shutdown).await;
+        }
+        let wait = POLL_INTERVAL.min(next_auto.saturating_duration_since(Instant::now()));
+        tokio::select! {
+            _ = tokio::time::sleep(wait) => {}
+            _ = stop.cancelled() => return,
+        }
+    }
+}
+
+/// Claims and runs pending triggers until none is left (or shutdown).
+async fn drain_triggers(pool: &PgPool, shutdown: &Shutdown) {
+    while !shutdown.is_cancelled() {
+        match jobs::claim(pool, &[JOB_TYPE]).await {
+            Ok(Some(t)) => {
+                scan_isolated(pool, Some(t.id), shutdown).await;
+            }
+            Ok(None) => return,
+            Err(e) => {
+                tracing::warn!(error = %e, "trigger poll failed; retrying at the next poll");
+                return;
+            }
+        }
+    }
+}
+
+/// Runs a scan in its own task so that even a panic cannot end the loop.
+async fn scan_isolated(
+    pool: &PgPool,
+    trigger: Option<i64>,
+    shutdown: &Shutdown,
+) -> Option<ScanReport> {
+    let (p, s) = (pool.clone(), shutdown.clone());
+    match tokio::spawn(async move { run_scan(&p, trigger, Some(&s)).await }).await {
+        Ok(Ok(report)) => Some(report),
+        Ok(Err(e)) => {
+            tracing::warn!(error = %e, "enqueue scan ended in error; the loop goes on");
+            None
+        }
+        Err(join) => {
+            tracing::error!(error = %join, "enqueue scan panicked; the loop goes on");
+            if let Some(t) = trigger
+                && let Err(e) = jobs::fail(pool, t, "enqueue scan panicked").await
+            {
+                tracing::warn!(trigger_id = t, error = %e, "trigger not closed");
+            }
+            None
+        }
+    }
+}
+
+/// Claims one pending `geocoder_enqueue` trigger and runs its scan: what one poll does.
+/// `Ok(None)` when no trigger is pending. Lets tests drive polling without sleeping.
+pub async fn poll_once(pool: &PgPool) -> Result<Option<ScanReport>, EnqueueError> {
+    let Some(t) = jobs::claim(pool, &[JOB_TYPE]).await? else {
+        return Ok(None);
+    };
+    run_scan(pool, Some(t.id), None).await.map(Some)
+}

@@ -1,0 +1,255 @@
+//! One scan (rules 11, 12): a `crawl_run` of type `geocoder_enqueue` that reads the bands
+//! without rows in `ma_id` order, plans their rows off the async threads, inserts each
+//! batch in one statement, and records honest counts.
+//!
+//! Failures of single rows never end the scan: when a batch insert fails with a database
+//! error, the batch is retried row by row, each failing row is counted in `failed` and
+//! logged with its band and the error, and the scan goes on. A lost connection ends the
+//! run as `error`: the job itself cannot continue.
+
+use crate::error::EnqueueError;
+use crate::insert::{self, Progress};
+use crate::plan::{Plan, SkipReason, plan};
+use crate::report::ScanReport;
+use bandmap_db::band_locations::enqueue::{NewLocation, bands_without_rows};
+use bandmap_db::jobs;
+use bandmap_db::runs::{self, Level, RunEnd, RunType};
+use bandmap_health::Shutdown;
+use sqlx::PgPool;
+use std::collections::BTreeMap;
+use tracing::instrument;
+
+/// Bands read per page (and planned and inserted per batch).
+pub const BATCH_SIZE: i64 = 5_000;
+
+/// How many band ids a skip line lists.
+const SKIP_SAMPLE: usize = 20;
+
+/// How a scan ended before its final record.
+enum End {
+    /// Reached the last band.
+    Complete,
+    /// The admin asked to cancel the run.
+    Cancelled,
+    /// The process is stopping.
+    Shutdown,
+    /// The run was closed under the scan (cleanup of stuck runs).
+    ClosedElsewhere,
+}
+
+/// Runs one scan, recorded as a `crawl_run` of type `geocoder_enqueue` (attached to
+/// `trigger_id` when an admin trigger started it). Returns its counts; an `Err` means the
+/// scan could not continue, and the run (if it could be opened) was closed as `error`.
+pub async fn run_once(pool: &PgPool, trigger_id: Option<i64>) -> Result<ScanReport, EnqueueError> {
+    run_scan(pool, trigger_id, None).await
+}
+
+/// [`run_once`] that also stops between batches when `shutdown` fires.
+#[instrument(skip_all, fields(trigger_id))]
+pub(crate) async fn run_scan(
+    pool: &PgPool,
+    trigger_id: Option<i64>,
+    shutdown: Option<&Shutdown>,
+) -> Result<ScanReport, EnqueueError> {
+    let run_id = match runs::start(pool, RunType::GeocoderEnqueue, trigger_id).await {
+        Ok(id) => id,
+        Err(e) => {
+            if let Some(t) = trigger_id
+                && let Err(fail) =
+                    jobs::fail(pool, t, &format!("enqueue run not started: {e}")).await
+            {
+                tracing::warn!(trigger_id = t, error = %fail, "trigger not closed");
+            }
+            return Err(e.into());
+        }
+    };
+    let mut report = ScanReport {
+        run_id,
+        ..ScanReport::default()
+    };
+    match scan(pool, trigger_id, shutdown, &mut report).await {
+        Ok(end) => close(pool, &mut report, end).await.map(|()| report),
+        Err(e) => {
+            let message = format!("enqueue scan failed: {e} ({})", report.summary());
+            tracing::error!(run_id, error = %e, "enqueue scan failed");
+            // Best effort: the database may be what failed.
+            let _ = runs::log(pool, Some(run_id), Level::Error, &message).await;
+            if let Err(fin) =
+                runs::finish(pool, run_id, RunEnd::Error, &report.stats(), Some(&message)).await
+            {
+                tracing::warn!(run_id, error = %fin, "run not closed; start recovery will close it");
+            }
+            Err(e)
+        }
+    }
+}
+
+/// Writes the summary and the final status.
+async fn close(pool: &PgPool, report: &mut ScanReport, end: End) -> Result<(), EnqueueError> {
+    let run_id = report.run_id;
+    let summary = report.summary();
+    report.stopped_early = !matches!(end, End::Complete);
+    let (status, error) = match end {
+        End::Complete => (RunEnd::Success, None),
+        End::Cancelled => (RunEnd::Cancelled, Some("cancelled at the admin's request")),
+        End::Shutdown => (
+            RunEnd::Error,
+            Some("interrupted by shutdown; the next scan continues with the bands left"),
+        ),
+        End::ClosedElsewhere => {
+            runs::log(
+                pool,
+                Some(run_id),
+                Level::Warn,
+                &format!("run closed under the scan; stopped: {summary}"),
+            )
+            .await?;
+            return Ok(());
+        }
+    };
+    let line = match error {
+        Some(why) => format!("enqueue scan stopped ({why}): {summary}"),
+        None => format!("enqueue scan finished: {summary}"),
+    };
+    tracing::info!(run_id, %summary, "enqueue scan ended");
+    runs::log(pool, Some(run_id), Level::Info, &line).await?;
+    runs::finish(pool, run_id, status, &report.stats(), error).await?;
+    Ok(())
+}
+
+/// The scan body: pages of bands until none is left or the scan must stop.
+async fn scan(
+    pool: &PgPool,
+    trigger_id: Option<i64>,
+    shutdown: Option<&Shutdown>,
+    report: &mut ScanReport,
+) -> Result<End, EnqueueError> {
+    let run_id = report.run_id;
+    if let Some(t) = trigger_id {
+        jobs::attach_run(pool, t, run_id).await?;
+    }
+    let origin = match trigger_id {
+        Some(t) => format!("manual, trigger {t}"),
+        None => "automatic".to_owned(),
+    };
+    runs::log(
+        pool,
+        Some(run_id),
+        Level::Info,
+        &format!("enqueue scan started ({origin})"),
+    )
+    .await?;
+    let mut progress = Progress::default();
+    let mut skipped: BTreeMap<SkipReason, Vec<i64>> = BTreeMap::new();
+    // Pipelined: while page n is inserted, page n+1 is read and planned on another
+    // connection (keyset paging makes page n+1 independent of page n's rows).
+    let mut next = read_and_plan(pool, i64::MIN).await?;
+    let end = loop {
+        if let Some(end) = should_stop(pool, run_id, shutdown).await? {
+            break end;
+        }
+        let Some(page) = next.take() else {
+            break End::Complete;
+        };
+        report.bands += page.bands;
+        merge_skips(&mut skipped, page.skipped);
+        let (inserted, following) = tokio::join!(
+            insert::batch(pool, run_id, &page.rows, report, &mut progress),
+            read_and_plan(pool, page.last_ma_id),
+        );
+        inserted?;
+        next = following?;
+        report.skipped = skipped.values().map(|v| v.len() as u64).sum();
+        runs::write_stats(pool, run_id, &report.stats()).await?;
+    };
+    report.skipped = skipped.values().map(|v| v.len() as u64).sum();
+    log_skips(pool, run_id, &skipped).await?;
+    insert::log_unlisted_failures(pool, run_id, &progress).await?;
+    if report.existing > 0 {
+        let line = format!(
+            "{} planned rows already existed (created by another scan meanwhile)",
+            report.existing
+        );
+        runs::log(pool, Some(run_id), Level::Info, &line).await?;
+    }
+    Ok(end)
+}
+
+/// Shutdown, a cancel request, or a run closed by cleanup stop the scan between batches.
+async fn should_stop(
+    pool: &PgPool,
+    run_id: i64,
+    shutdown: Option<&Shutdown>,
+) -> Result<Option<End>, EnqueueError> {
+    if shutdown.is_some_and(Shutdown::is_cancelled) {
+        return Ok(Some(End::Shutdown));
+    }
+    if !runs::still_running(pool, run_id).await? {
+        return Ok(Some(End::ClosedElsewhere));
+    }
+    if runs::cancel_requested(pool, run_id).await? {
+        return Ok(Some(End::Cancelled));
+    }
+    Ok(None)
+}
+
+/// A page of bands, planned.
+struct Page {
+    bands: u64,
+    last_ma_id: i64,
+    rows: Vec<NewLocation>,
+    skipped: Vec<(SkipReason, i64)>,
+}
+
+/// Reads the page after `after` and plans it on the blocking pool (parsing is CPU work).
+/// `None` when no band is left.
+async fn read_and_plan(pool: &PgPool, after: i64) -> Result<Option<Page>, EnqueueError> {
+    let bands = bands_without_rows(pool, after, BATCH_SIZE).await?;
+    let Some(last_ma_id) = bands.last().map(|b| b.ma_id) else {
+        return Ok(None);
+    };
+    let page = tokio::task::spawn_blocking(move || {
+        let mut rows = Vec::with_capacity(bands.len() * 2);
+        let mut skipped = Vec::new();
+        for b in &bands {
+            match plan(b) {
+                Plan::Rows(r) => rows.extend(r),
+                Plan::Skip(reason) => skipped.push((reason, b.ma_id)),
+            }
+        }
+        Page {
+            bands: bands.len() as u64,
+            last_ma_id,
+            rows,
+            skipped,
+        }
+    })
+    .await?;
+    Ok(Some(page))
+}
+
+fn merge_skips(all: &mut BTreeMap<SkipReason, Vec<i64>>, page: Vec<(SkipReason, i64)>) {
+    for (reason, ma_id) in page {
+        all.entry(reason).or_default().push(ma_id);
+    }
+}
+
+/// One log line per skip reason, with the count and the first band ids.
+async fn log_skips(
+    pool: &PgPool,
+    run_id: i64,
+    skipped: &BTreeMap<SkipReason, Vec<i64>>,
+) -> Result<(), EnqueueError> {
+    for (reason, ids) in skipped {
+        let sample: Vec<String> = ids.iter().take(SKIP_SAMPLE).map(i64::to_string).collect();
+        let more = if ids.len() > SKIP_SAMPLE { ", …" } else { "" };
+        let line = format!(
+            "skipped {} bands: {reason} (ma_id {}{more})",
+            ids.len(),
+            sample.join(", ")
+        );
+        tracing::info!(run_id, skipped = ids.len(), %reason, "bands skipped");
+        runs::log(pool, Some(run_id), Level::Info, &line).await?;
+    }
+    Ok(())
+}

@@ -1,0 +1,381 @@
+//! Fake FlareSolverr (API v1) on 127.0.0.1: `POST /v1` with `sessions.create`,
+//! `sessions.destroy`, `sessions.list` and `request.get`; `GET /` and `GET /health`.
+//! Pages come from an in-memory map URL → body; JSON pages are served wrapped in Chrome's
+//! `<pre>` viewer like the real solver. Every command is recorded, and faults can be queued
+//! for the next N `request.get` commands.
+//!
+//! ```ignore
+//! let solver = FakeSolver::start().await;
+//! solver.add_json(&url, &serde_json::json!({"iTotalRecords": 0, "aaData": []}));
+//! solver.fail_next(SolverFault::Challenge, 2);
+//! // … point the client at solver.url() …
+//! assert_eq!(solver.count("sessions.destroy"), 2);
+//! ```
+
+use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde_json::{Value, json};
+
+const VERSION: &str = "3.5.0";
+const USER_AGENT: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36";
+
+/// A fault answered to one `request.get` instead of the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SolverFault {
+    /// The solver itself answers HTTP 403.
+    Http403,
+    /// The solver itself answers HTTP 429.
+    Http429,
+    /// `status: ok` but `solution.status` 403 (as some solvers report).
+    SolutionStatus403,
+    /// A Cloudflare `Just a moment...` challenge page as the response.
+    Challenge,
+    /// An empty response body.
+    EmptyBody,
+    /// The body `0`.
+    Zero,
+    /// The body `Forbidden.`.
+    Forbidden,
+    /// An HTML page that is not JSON (wrong for a JSON URL).
+    GarbageHtml,
+    /// HTTP 500 `{"status":"error","message":"Error: solving the challenge. Timeout…"}`.
+    Error500,
+    /// HTTP 500 whose message says Cloudflare blocked the request.
+    Blocked500,
+}
+
+/// One command the fake received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SolverCall {
+    /// `cmd` field.
+    pub cmd: String,
+    /// `url` field, when given.
+    pub url: Option<String>,
+    /// `session` field, when given.
+    pub session: Option<String>,
+    /// `maxTimeout` field, when given.
+    pub max_timeout: Option<u64>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    pages: HashMap<String, String>,
+    faults: VecDeque<SolverFault>,
+    calls: Vec<SolverCall>,
+    sessions: BTreeSet<String>,
+    next_session: u64,
+}
+
+type Shared = Arc<Mutex<Inner>>;
+
+fn lock(s: &Shared) -> MutexGuard<'_, Inner> {
+    // A panicking test thread must not hide the fake's state from the others.
+    s.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A running fake solver; the server stops when this is dropped.
+#[derive(Debug)]
+pub struct FakeSolver {
+    addr: SocketAddr,
+    state: Shared,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for FakeSolver {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl FakeSolver {
+    /// Start on an ephemeral loopback port.
+    ///
+    /// # Panics
+    /// If the loopback port cannot be bound (test environment broken).
+    pub async fn start() -> Self {
+        let state: Shared = Arc::default();
+        let app = Router::new()
+            .route("/", get(index))
+            .route("/health", get(health))
+            .route("/v1", post(v1))
+            .fallback(not_found)
+            .with_state(state.clone());
+        #[expect(clippy::expect_used, reason = "test fake: no loopback port is fatal")]
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind 127.0.0.1:0");
+        #[expect(
+            clippy::expect_used,
+            reason = "test fake: a bound listener has an address"
+        )]
+        let addr = listener.local_addr().expect("local addr");
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        Self { addr, state, task }
+    }
+
+    /// Command endpoint, the value of `CHALLENGE_SOLVER_URL` (`http://127.0.0.1:PORT/v1`).
+    #[must_use]
+    pub fn url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    /// Root address (`http://127.0.0.1:PORT`).
+    #[must_use]
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Serve `body` verbatim as the rendered page of `url`.
+    pub fn add_page(&self, url: impl Into<String>, body: impl Into<String>) {
+        lock(&self.state).pages.insert(url.into(), body.into());
+    }
+
+    /// Serve an HTML page for `url`.
+    pub fn add_html(&self, url: impl Into<String>, html: impl Into<String>) {
+        self.add_page(url, html);
+    }
+
+    /// Serve JSON for `url`, wrapped in Chrome's `<pre>` viewer as the real solver does.
+    pub fn add_json(&self, url: impl Into<String>, value: &Value) {
+        self.add_page(url, chrome_json_page(&value.to_string()));
+    }
+
+    /// Answer the next `n` `request.get` commands with `fault` (after already queued ones).
+    pub fn fail_next(&self, fault: SolverFault, n: usize) {
+        lock(&self.state)
+            .faults
+            .extend(std::iter::repeat_n(fault, n));
+    }
+
+    /// Every command received, in order.
+    #[must_use]
+    pub fn calls(&self) -> Vec<SolverCall> {
+        lock(&self.state).calls.clone()
+    }
+
+    /// Number of commands `cmd` received.
+    #[must_use]
+    pub fn count(&self, cmd: &str) -> usize {
+        lock(&self.state)
+            .calls
+            .iter()
+            .filter(|c| c.cmd == cmd)
+            .count()
+    }
+
+    /// URLs requested with `request.get`, in order.
+    #[must_use]
+    pub fn requested_urls(&self) -> Vec<String> {
+        lock(&self.state)
+            .calls
+            .iter()
+            .filter(|c| c.cmd == "request.get")
+            .filter_map(|c| c.url.clone())
+            .collect()
+    }
+
+    /// Sessions currently open.
+    #[must_use]
+    pub fn sessions(&self) -> Vec<String> {
+        lock(&self.state).sessions.iter().cloned().collect()
+    }
+
+    /// Forget recorded calls (pages, sessions and queued faults stay).
+    pub fn clear_calls(&self) {
+        lock(&self.state).calls.clear();
+    }
+}
+
+/// Chrome's rendering of a JSON document: text in a `<pre>`, entities escaped.
+#[must_use]
+pub fn chrome_json_page(json: &str) -> String {
+    let escaped = json
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    format!(
+        "<html><head><meta name=\"color-scheme\" content=\"light dark\"></head><body><pre style=\"word-wrap: break-word; white-space: pre-wrap;\">{escaped}</pre></body></html>"
+    )
+}
+
+fn now_ms() -> u128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or_default()
+}
+
+async fn index() -> Json<Value> {
+    Json(json!({"msg": "FlareSolverr is ready!", "version": VERSION, "userAgent": USER_AGENT}))
+}
+
+async fn health() -> Json<Value> {
+    Json(json!({"status": "ok"}))
+}
+
+async fn not_found() -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        Json(json!({"error": "Not found: 'path'", "status_code": 404})),
+    )
+        .into_response()
+}
+
+fn ok(message: &str, extra: Value) -> Response {
+    let start = now_ms();
+    let mut body = json!({
+        "status": "ok",
+        "message": message,
+        "startTimestamp": start,
+        "endTimestamp": now_ms(),
+        "version": VERSION,
+    });
+    if let (Some(obj), Value::Object(extra)) = (body.as_object_mut(), extra) {
+        obj.extend(extra);
+    }
+    Json(body).into_response()
+}
+
+fn error(status: StatusCode, message: &str) -> Response {
+    let start = now_ms();
+    (
+        status,
+        Json(json!({
+            "status": "error",
+            "message": format!("Error: {message}"),
+            "startTimestamp": start,
+            "endTimestamp": now_ms(),
+            "version": VERSION,
+        })),
+    )
+        .into_response()
+}
+
+fn solution(url: &str, status: u16, response: &str) -> Response {
+    ok(
+        "Challenge not detected!",
+        json!({"solution": {
+            "url": url,
+            "status": status,
+            "headers": {},
+            "response": response,
+            "cookies": [],
+            "userAgent": USER_AGENT,
+            "turnstile_token": null,
+        }}),
+    )
+}
+
+async fn v1(State(state): State<Shared>, body: String) -> Response {
+    let Ok(req) = serde_json::from_str::<Value>(&body) else {
+        return error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Request body is not JSON.",
+        );
+    };
+    let field = |k: &str| req.get(k).and_then(Value::as_str).map(str::to_owned);
+    let call = SolverCall {
+        cmd: field("cmd").unwrap_or_default(),
+        url: field("url"),
+        session: field("session"),
+        max_timeout: req.get("maxTimeout").and_then(Value::as_u64),
+    };
+    let mut s = lock(&state);
+    s.calls.push(call.clone());
+    match call.cmd.as_str() {
+        "" => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Request parameter 'cmd' is mandatory.",
+        ),
+        "sessions.create" => {
+            let id = call.session.unwrap_or_else(|| {
+                s.next_session += 1;
+                format!("fake-session-{}", s.next_session)
+            });
+            let message = if s.sessions.insert(id.clone()) {
+                "Session created successfully."
+            } else {
+                "Session already exists."
+            };
+            ok(message, json!({"session": id}))
+        }
+        "sessions.list" => {
+            let list: Vec<&String> = s.sessions.iter().collect();
+            ok("", json!({"sessions": list}))
+        }
+        "sessions.destroy" => match call.session {
+            Some(id) if s.sessions.remove(&id) => ok("The session has been removed.", json!({})),
+            _ => error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "The session doesn't exist.",
+            ),
+        },
+        "request.get" => {
+            let Some(url) = call.url else {
+                return error(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "Request parameter 'url' is mandatory in 'request.get' command.",
+                );
+            };
+            if let Some(id) = call.session {
+                // The real solver creates unknown sessions on the fly.
+                s.sessions.insert(id);
+            }
+            if let Some(fault) = s.faults.pop_front() {
+                return fault_response(fault, &url);
+            }
+            match s.pages.get(&url) {
+                Some(page) => solution(&url, 200, page),
+                None => solution(&url, 200, NOT_FOUND_PAGE),
+            }
+        }
+        other => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &format!("Request parameter 'cmd' = '{other}' is invalid."),
+        ),
+    }
+}
+
+const NOT_FOUND_PAGE: &str = "<html><head><title>Error 404 - Encyclopaedia Metallum</title></head><body><h1>Error 404</h1><p>Page not found.</p></body></html>";
+const CHALLENGE_PAGE: &str = "<!DOCTYPE html><html lang=\"en-US\"><head><title>Just a moment...</title></head><body><div class=\"main-wrapper\"><h1>www.metal-archives.com</h1><p>Verifying you are human. This may take a few seconds.</p></div></body></html>";
+const GARBAGE_PAGE: &str = "<html><head><title>Encyclopaedia Metallum: The Metal Archives</title></head><body><div id=\"content_wrapper\"><p>Something went wrong.</p></div></body></html>";
+
+fn fault_response(fault: SolverFault, url: &str) -> Response {
+    match fault {
+        SolverFault::Http403 => (StatusCode::FORBIDDEN, "Forbidden").into_response(),
+        SolverFault::Http429 => {
+            (StatusCode::TOO_MANY_REQUESTS, "Too Many Requests").into_response()
+        }
+        SolverFault::SolutionStatus403 => solution(url, 403, NOT_FOUND_PAGE),
+        SolverFault::Challenge => solution(url, 200, CHALLENGE_PAGE),
+        SolverFault::EmptyBody => solution(url, 200, ""),
+        SolverFault::Zero => solution(url, 200, &chrome_text_page("0")),
+        SolverFault::Forbidden => solution(url, 200, &chrome_text_page("Forbidden.")),
+        SolverFault::GarbageHtml => solution(url, 200, GARBAGE_PAGE),
+        SolverFault::Error500 => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Error solving the challenge. Timeout after 60.0 seconds.",
+        ),
+        SolverFault::Blocked500 => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Error solving the challenge. Cloudflare has blocked this request. Probably your IP is banned for this site, check in your web browser.",
+        ),
+    }
+}
+
+/// Chrome's rendering of a plain-text body.
+fn chrome_text_page(text: &str) -> String {
+    format!(
+        "<html><head></head><body><pre style=\"word-wrap: break-word; white-space: pre-wrap;\">{text}</pre></body></html>"
+    )
+}

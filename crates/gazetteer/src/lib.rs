@@ -1,0 +1,196 @@
+//! Offline gazetteer of European places built from GeoNames data: loading and matching.
+//! No I/O beyond reading its file; no async, no database.
+//!
+//! The file is produced by `scripts/fetch-gazetteer.sh` (format and the matching policy:
+//! `docs/gazetteer.md`). [`Gazetteer::lookup`] never guesses: a name shared by several
+//! places that the region part does not single out is [`Lookup::Ambiguous`].
+
+mod error;
+mod fold;
+mod hash;
+mod load;
+mod matcher;
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+pub use error::GazetteerError;
+pub use fold::fold;
+pub use matcher::{DOMINANCE_MIN_POPULATION, DOMINANCE_RATIO, haversine_km};
+
+/// Compact in-memory index of the gazetteer file.
+#[derive(Debug, Default)]
+pub struct Gazetteer {
+    places: Vec<Place>,
+    /// Region indices referenced by places (`Place::regions_start..+regions_len`).
+    region_refs: Vec<u32>,
+    regions: Vec<Region>,
+    /// Folded place name or alternate -> places.
+    names: hash::FastMap<Box<str>, Refs>,
+    /// Folded region name or alias -> regions.
+    region_names: hash::FastMap<Box<str>, Vec<u32>>,
+}
+
+#[derive(Debug)]
+struct Place {
+    geonameid: i64,
+    name: Box<str>,
+    cc: [u8; 2],
+    admin1: Option<u32>,
+    regions_start: u32,
+    regions_len: u8,
+    lat: f64,
+    lon: f64,
+    population: u64,
+}
+
+#[derive(Debug)]
+struct Region {
+    cc: [u8; 2],
+    level: u8,
+    name: Box<str>,
+}
+
+/// The places of one name key; most keys name a single place, so no Vec for those.
+#[derive(Debug, Clone)]
+enum Refs {
+    One(NameRef),
+    Many(Vec<NameRef>),
+}
+
+impl Refs {
+    fn as_slice(&self) -> &[NameRef] {
+        match self {
+            Refs::One(r) => std::slice::from_ref(r),
+            Refs::Many(v) => v,
+        }
+    }
+
+    /// Adds a place; one entry per place, a primary-name hit wins over an alternate.
+    fn add(&mut self, r: NameRef) {
+        match self {
+            Refs::One(e) if e.place() == r.place() => {
+                if !r.is_alternate() {
+                    *e = r;
+                }
+            }
+            Refs::One(e) => *self = Refs::Many(vec![*e, r]),
+            Refs::Many(v) => match v.iter_mut().find(|e| e.place() == r.place()) {
+                Some(e) if !r.is_alternate() => *e = r,
+                Some(_) => {}
+                None => v.push(r),
+            },
+        }
+    }
+}
+
+/// A place index whose top bit says "matched through an alternate name".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct NameRef(u32);
+
+impl NameRef {
+    const ALT: u32 = 1 << 31;
+    fn primary(place: u32) -> Self {
+        Self(place & !Self::ALT)
+    }
+    fn alternate(place: u32) -> Self {
+        Self(place | Self::ALT)
+    }
+    fn place(self) -> u32 {
+        self.0 & !Self::ALT
+    }
+    fn is_alternate(self) -> bool {
+        self.0 & Self::ALT != 0
+    }
+}
+
+/// What to look up: the city part of a location and the region parts after it, as
+/// written upstream (`"Harlow"`, `["Essex", "England"]`).
+#[derive(Debug, Clone, Copy)]
+pub struct Query<'a> {
+    /// Place name, any case or accents.
+    pub city: &'a str,
+    /// Region parts, most specific first; unknown ones are ignored.
+    pub regions: &'a [String],
+    /// ISO 3166-1 alpha-2 code; when given, only places of that country match.
+    pub country_code: Option<&'a str>,
+}
+
+/// The answer of a lookup.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Lookup {
+    /// One place, with how sure we are.
+    Found(Match),
+    /// Several places fit and nothing singles one out.
+    Ambiguous {
+        /// How many places fit.
+        candidates: usize,
+    },
+    /// No place of that name (in that country / region).
+    NotFound,
+}
+
+/// A resolved place.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Match {
+    /// GeoNames id.
+    pub geonameid: i64,
+    /// GeoNames main name.
+    pub name: String,
+    /// First-level subdivision name (for GB the nation, e.g. "England").
+    pub admin1: Option<String>,
+    /// ISO 3166-1 alpha-2 code.
+    pub country_code: String,
+    /// Latitude, WGS84 degrees.
+    pub lat: f64,
+    /// Longitude, WGS84 degrees.
+    pub lon: f64,
+    /// GeoNames population (0 when unknown).
+    pub population: u64,
+    /// 0..1; ≥ 0.7 only for matches we stake correctness on (table in docs/gazetteer.md).
+    pub confidence: f64,
+    /// Always "city" for now (the file holds populated places only).
+    pub granularity: &'static str,
+    /// How it matched: "name+region", "alternate+region", "name", "alternate",
+    /// "name+nation", "name+population", "name+region+population".
+    pub matched_on: &'static str,
+}
+
+impl Gazetteer {
+    /// Loads the gazetteer file built by `scripts/fetch-gazetteer.sh`.
+    pub fn load(path: &Path) -> Result<Gazetteer, GazetteerError> {
+        let f = File::open(path)?;
+        Self::from_reader(BufReader::with_capacity(1 << 20, f))
+    }
+
+    /// Builds the index from any reader in the file format (tests use tiny inline data).
+    pub fn from_reader(r: impl BufRead) -> Result<Gazetteer, GazetteerError> {
+        load::parse(r)
+    }
+
+    /// Looks a place up; see the module docs and docs/gazetteer.md for the policy.
+    pub fn lookup(&self, q: &Query) -> Lookup {
+        matcher::lookup(self, q)
+    }
+
+    /// Number of places.
+    pub fn len(&self) -> usize {
+        self.places.len()
+    }
+
+    /// True when the file held no places.
+    pub fn is_empty(&self) -> bool {
+        self.places.is_empty()
+    }
+
+    fn place_regions(&self, p: &Place) -> &[u32] {
+        let start = p.regions_start as usize;
+        self.region_refs
+            .get(start..start + usize::from(p.regions_len))
+            .unwrap_or(&[])
+    }
+}
+
+#[cfg(test)]
+mod tests;

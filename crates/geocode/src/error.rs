@@ -1,0 +1,16 @@
+//! Errors of the geocoding crate (resolution itself never fails: it returns a
+//! [`crate::Resolution`]; these are the database and set-up failures around it).
+
+/// A geocoding operation could not be carried out.
+#[derive(Debug, thiserror::Error)]
+pub enum GeocodeError {
+    /// A named query of the db crate failed.
+    #[error(transparent)]
+    Db(#[from] bandmap_db::DbError),
+    /// A transaction statement failed.
+    #[error("database: {0}")]
+    Sqlx(#[from] sqlx::Error),
+    /// The HTTP client of the provider could not be built.
+    #[error("HTTP client: {0}")]
+    Client(String),
+}

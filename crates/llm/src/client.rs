@@ -1,0 +1,216 @@
+//! HTTP client of an OpenAI-compatible API: `POST {base}/chat/completions` and
+//! `GET {base}/models`, bearer key. It classifies failures (429, 5xx, other 4xx, transport)
+//! and reads the rate-limit headers; it never retries by itself (see `call`).
+
+use crate::prompt::ChatRequest;
+use crate::rate_headers::RateHeaders;
+use secrecy::{ExposeSecret, SecretString};
+use serde::Deserialize;
+use std::time::Duration;
+
+/// One failed HTTP exchange.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ChatError {
+    /// HTTP 429: the model is saturated.
+    #[error("rate limited (HTTP 429): {message}")]
+    RateLimited {
+        /// Rate headers of the answer (`retry-after` included).
+        rate: RateHeaders,
+        /// Provider's message.
+        message: String,
+    },
+    /// HTTP 5xx: worth retrying.
+    #[error("server error (HTTP {status}): {message}")]
+    Server {
+        /// Status code.
+        status: u16,
+        /// Provider's message.
+        message: String,
+    },
+    /// Another 4xx (bad key, bad request): retrying the same request will not help.
+    #[error("request refused (HTTP {status}): {message}")]
+    Refused {
+        /// Status code.
+        status: u16,
+        /// Provider's message.
+        message: String,
+    },
+    /// No answer (connection, timeout).
+    #[error("transport error: {0}")]
+    Transport(String),
+    /// A 2xx whose body is not a chat completion.
+    #[error("unexpected response body: {0}")]
+    BadBody(String),
+}
+
+impl ChatError {
+    /// Whether another attempt may succeed.
+    #[must_use]
+    pub fn retryable(&self) -> bool {
+        matches!(
+            self,
+            Self::RateLimited { .. } | Self::Server { .. } | Self::Transport(_)
+        )
+    }
+}
+
+/// A successful completion.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatReply {
+    /// The assistant message content.
+    pub content: String,
+    /// Prompt tokens billed.
+    pub prompt_tokens: u32,
+    /// Completion tokens billed.
+    pub completion_tokens: u32,
+    /// The raw response body.
+    pub raw: String,
+    /// Rate headers of the answer.
+    pub rate: RateHeaders,
+}
+
+#[derive(Deserialize)]
+struct Completion {
+    choices: Vec<Choice>,
+    usage: Option<Usage>,
+}
+
+#[derive(Deserialize)]
+struct Choice {
+    message: ChoiceMessage,
+}
+
+#[derive(Deserialize)]
+struct ChoiceMessage {
+    content: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Usage {
+    prompt_tokens: Option<u32>,
+    completion_tokens: Option<u32>,
+}
+
+/// The client; cheap to clone.
+#[derive(Clone)]
+pub struct ChatClient {
+    http: reqwest::Client,
+    base: String,
+    key: SecretString,
+}
+
+impl std::fmt::Debug for ChatClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChatClient")
+            .field("base", &self.base)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ChatClient {
+    /// A client of `base` (e.g. `https://api.groq.com/openai/v1`) with `key`.
+    pub fn new(base: &url::Url, key: SecretString, timeout: Duration) -> Result<Self, ChatError> {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let http = reqwest::Client::builder()
+            .timeout(timeout)
+            .connect_timeout(Duration::from_secs(10))
+            .build()
+            .map_err(|e| ChatError::Transport(e.to_string()))?;
+        Ok(Self {
+            http,
+            base: base.as_str().trim_end_matches('/').to_string(),
+            key,
+        })
+    }
+
+    /// `POST {base}/chat/completions` with the canonical body of `request`.
+    #[tracing::instrument(skip_all, fields(model = %request.model))]
+    pub async fn complete(&self, request: &ChatRequest) -> Result<ChatReply, ChatError> {
+        let response = self
+            .http
+            .post(format!("{}/chat/completions", self.base))
+            .bearer_auth(self.key.expose_secret())
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(request.canonical())
+            .send()
+            .await
+            .map_err(|e| ChatError::Transport(e.without_url().to_string()))?;
+        let status = response.status().as_u16();
+        let rate = RateHeaders::from_headers(response.headers());
+        let raw = response
+            .text()
+            .await
+            .map_err(|e| ChatError::Transport(e.without_url().to_string()))?;
+        match status {
+            200..=299 => parse_completion(raw, rate),
+            429 => Err(ChatError::RateLimited {
+                rate,
+                message: error_message(&raw),
+            }),
+            500..=599 => Err(ChatError::Server {
+                status,
+                message: error_message(&raw),
+            }),
+            _ => Err(ChatError::Refused {
+                status,
+                message: error_message(&raw),
+            }),
+        }
+    }
+
+    /// `GET {base}/models`: the reachability probe of the heartbeat; returns the number of
+    /// models listed.
+    pub async fn list_models(&self) -> Result<usize, ChatError> {
+        let response = self
+            .http
+            .get(format!("{}/models", self.base))
+            .bearer_auth(self.key.expose_secret())
+            .send()
+            .await
+            .map_err(|e| ChatError::Transport(e.without_url().to_string()))?;
+        let status = response.status().as_u16();
+        let raw = response
+            .text()
+            .await
+            .map_err(|e| ChatError::Transport(e.without_url().to_string()))?;
+        if !(200..300).contains(&status) {
+            return Err(ChatError::Refused {
+                status,
+                message: error_message(&raw),
+            });
+        }
+        let body: serde_json::Value =
+            serde_json::from_str(&raw).map_err(|e| ChatError::BadBody(e.to_string()))?;
+        Ok(body["data"].as_array().map_or(0, Vec::len))
+    }
+}
+
+fn parse_completion(raw: String, rate: RateHeaders) -> Result<ChatReply, ChatError> {
+    let body: Completion =
+        serde_json::from_str(&raw).map_err(|e| ChatError::BadBody(e.to_string()))?;
+    let content = body
+        .choices
+        .into_iter()
+        .next()
+        .and_then(|c| c.message.content)
+        .ok_or_else(|| ChatError::BadBody("no choice with content".into()))?;
+    let usage = body.usage;
+    Ok(ChatReply {
+        content,
+        prompt_tokens: usage.as_ref().and_then(|u| u.prompt_tokens).unwrap_or(0),
+        completion_tokens: usage
+            .as_ref()
+            .and_then(|u| u.completion_tokens)
+            .unwrap_or(0),
+        raw,
+        rate,
+    })
+}
+
+/// The provider's `error.message`, else the start of the body.
+fn error_message(raw: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(raw)
+        .ok()
+        .and_then(|v| v["error"]["message"].as_str().map(str::to_string))
+        .unwrap_or_else(|| raw.chars().take(200).collect())
+}

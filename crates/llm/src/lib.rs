@@ -1,0 +1,51 @@
+//! The LLM worker (`bandmap llm`, SPEC rule 21, CONTRACT §3): resolves the places the
+//! geocoder could not. It claims due `llm_needed` rows, asks an OpenAI-compatible
+//! chat-completions API in JSON mode for `{"city","region","country","confidence"}`
+//! (cached by the sha256 of the request in `llm_cache`), geocodes the city through the
+//! geocoder's own code, and writes `done` (`llm+<provider>`), `manual`, or leaves the row
+//! `llm_needed` with an error. Design: `docs/llm.md`.
+
+pub mod call;
+pub mod client;
+pub mod extraction;
+pub mod geocoder;
+pub mod limiter;
+pub mod pacer;
+pub mod prompt;
+pub mod queue;
+pub mod rate_headers;
+pub mod resolver;
+pub mod service;
+pub mod settings;
+pub mod worker;
+
+pub use call::{CallFor, CallResult, Caller};
+pub use client::{ChatClient, ChatError};
+pub use extraction::Extraction;
+pub use geocoder::GeocoderResolver;
+pub use pacer::{Pacer, RealPacer, VirtualPacer};
+pub use resolver::{CityOutcome, CityPoint, CityQuery, CityResolver};
+pub use settings::LlmSettings;
+pub use worker::{Outcome, Worker};
+
+use bandmap_health::Shutdown;
+use sqlx::PgPool;
+use std::sync::Arc;
+
+/// `bandmap llm`: the worker loop and its heartbeat until `shutdown`.
+pub async fn run(
+    pool: PgPool,
+    config: Arc<bandmap_config::Config>,
+    shutdown: Shutdown,
+) -> anyhow::Result<()> {
+    let settings = LlmSettings::from_env(&config.llm)?;
+    let idle_poll = settings.idle_poll;
+    let geocoder = bandmap_geocode::Geocoder::new(pool.clone(), &config.geocoder).await?;
+    let worker = service::build_worker(&pool, &config.llm, settings, GeocoderResolver(geocoder))?;
+    service::run_worker(pool, worker, config.heartbeat_interval, idle_poll, shutdown).await
+}
+
+/// One unit of work of `worker` (claim one due row and write its outcome).
+pub async fn run_once<R: CityResolver>(worker: &Worker<R>) -> Result<Outcome, bandmap_db::DbError> {
+    worker.run_once().await
+}

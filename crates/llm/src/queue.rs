@@ -1,0 +1,147 @@
+//! `band_locations` queries of the LLM worker: the claim and the four exits.
+//!
+//! The claim is a lease: one `llm_needed` row whose `next_attempt_at` has passed is picked
+//! with `FOR UPDATE SKIP LOCKED` and its `next_attempt_at` pushed [`LEASE`] ahead, in one
+//! statement; no transaction stays open during the API call, the row keeps its status (the
+//! geocoder's self-repair of `processing` rows never touches it), and a worker that dies
+//! mid-call simply lets the lease expire. Every exit only applies while the row is still
+//! `llm_needed` (an admin may have reset or corrected it meanwhile).
+
+use crate::resolver::CityPoint;
+use bandmap_db::band_locations::primary::sync_primary_point;
+use sqlx::PgPool;
+use std::time::Duration;
+
+/// How long a claimed row is hidden from other workers.
+pub const LEASE: Duration = Duration::from_secs(15 * 60);
+
+/// A claimed row with what the prompt needs.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct ClaimedRow {
+    /// Row id.
+    pub id: i64,
+    /// Band.
+    pub ma_id: i64,
+    /// Band name.
+    pub band_name: String,
+    /// The band's full location text.
+    pub location_text: Option<String>,
+    /// Place text of this step.
+    pub location_raw: String,
+    /// Country name.
+    pub country: Option<String>,
+    /// ISO alpha-2 code.
+    pub country_code: Option<String>,
+    /// Last query the geocoder tried.
+    pub query: Option<String>,
+    /// Last geocoder error.
+    pub error: Option<String>,
+    /// Attempts so far.
+    pub attempts: i32,
+}
+
+/// Claims the next due `llm_needed` row, if any.
+pub async fn claim(pool: &PgPool) -> Result<Option<ClaimedRow>, sqlx::Error> {
+    sqlx::query_as(
+        "WITH due AS (
+             SELECT id FROM band_locations
+             WHERE geocode_status = 'llm_needed' AND next_attempt_at <= now()
+             ORDER BY next_attempt_at, id
+             LIMIT 1
+             FOR UPDATE SKIP LOCKED
+         )
+         UPDATE band_locations bl
+         SET next_attempt_at = now() + make_interval(secs => $1)
+         FROM due, bands b
+         WHERE bl.id = due.id AND b.ma_id = bl.ma_id
+         RETURNING bl.id, bl.ma_id, b.name AS band_name, b.location_text, bl.location_raw,
+                   bl.country, bl.country_code, bl.query, bl.error, bl.attempts",
+    )
+    .bind(LEASE.as_secs_f64())
+    .fetch_optional(pool)
+    .await
+}
+
+/// `done` with `provider = 'llm+<provider>'`, and the band's primary point re-synced in the
+/// same transaction. Returns false when the row was no longer `llm_needed`.
+pub async fn mark_done(
+    pool: &PgPool,
+    row: &ClaimedRow,
+    point: &CityPoint,
+) -> Result<bool, bandmap_db::DbError> {
+    let mut tx = pool.begin().await?;
+    let changed = sqlx::query(
+        "UPDATE band_locations SET geocode_status = 'done', lat = $2, lon = $3,
+             provider = $4, confidence = $5, geocode_granularity = $6, query = $7,
+             error = NULL, claimed_at = NULL
+         WHERE id = $1 AND geocode_status = 'llm_needed'",
+    )
+    .bind(row.id)
+    .bind(point.lat)
+    .bind(point.lon)
+    .bind(format!("llm+{}", point.provider))
+    .bind(point.confidence)
+    .bind(&point.granularity)
+    .bind(&point.query)
+    .execute(&mut *tx)
+    .await?
+    .rows_affected()
+        == 1;
+    if changed {
+        sync_primary_point(&mut tx, row.ma_id).await?;
+    }
+    tx.commit().await?;
+    Ok(changed)
+}
+
+/// `manual` (waits for an admin) with the reason in `error` and the last query tried.
+pub async fn mark_manual(
+    pool: &PgPool,
+    row: &ClaimedRow,
+    reason: &str,
+    query: Option<&str>,
+) -> Result<bool, sqlx::Error> {
+    exit(pool, row.id, "manual", reason, query).await
+}
+
+/// `error`: the geocoder refused the city in a way retrying will not fix.
+pub async fn mark_error(pool: &PgPool, row: &ClaimedRow, error: &str) -> Result<bool, sqlx::Error> {
+    exit(pool, row.id, "error", error, None).await
+}
+
+async fn exit(
+    pool: &PgPool,
+    id: i64,
+    status: &str,
+    error: &str,
+    query: Option<&str>,
+) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query(
+        "UPDATE band_locations SET geocode_status = $2, error = $3,
+             query = COALESCE($4, query), claimed_at = NULL
+         WHERE id = $1 AND geocode_status = 'llm_needed'",
+    )
+    .bind(id)
+    .bind(status)
+    .bind(error)
+    .bind(query)
+    .execute(pool)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Stays `llm_needed`: `error` set, `attempts` + 1, and not retried before
+/// 60 s × 2^(attempts − 1) from now (capped at 6 h).
+pub async fn mark_retry(pool: &PgPool, row: &ClaimedRow, error: &str) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query(
+        "UPDATE band_locations SET error = $2, attempts = attempts + 1,
+             next_attempt_at = now() + make_interval(secs =>
+                 LEAST(60 * power(2, LEAST(GREATEST(attempts, 0), 20)), 21600))
+         WHERE id = $1 AND geocode_status = 'llm_needed'",
+    )
+    .bind(row.id)
+    .bind(error)
+    .execute(pool)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}

@@ -1,0 +1,142 @@
+//! The `bandmap llm` service loop and its heartbeat (service `llm`): database reachable,
+//! key present, API reachable (`GET {base}/models`), progress (no due row waits while no
+//! call was made for 6 h). Without a key the loop idles and the heartbeat says why.
+
+use crate::call::Caller;
+use crate::client::ChatClient;
+use crate::pacer::RealPacer;
+use crate::resolver::CityResolver;
+use crate::settings::LlmSettings;
+use crate::worker::{Outcome, Worker};
+use bandmap_health::{Check, Shutdown, database_check};
+use serde_json::json;
+use sqlx::PgPool;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Progress window of the heartbeat.
+const PROGRESS_WINDOW_HOURS: i64 = 6;
+
+/// Why the worker idles without a key (heartbeat text).
+pub const NO_KEY: &str = "LLM_API_KEY is not set: the LLM worker idles";
+
+/// Builds the worker of `config` with `resolver` (no key → a worker that idles).
+pub fn build_worker<R: CityResolver>(
+    pool: &PgPool,
+    config: &bandmap_config::LlmConfig,
+    settings: LlmSettings,
+    resolver: R,
+) -> anyhow::Result<Worker<R>> {
+    let caller = match &config.api_key {
+        Some(key) => {
+            let client = ChatClient::new(&config.base_url, key.clone(), settings.request_timeout)?;
+            Some(Caller::new(
+                pool.clone(),
+                client,
+                settings,
+                Arc::new(RealPacer),
+            ))
+        }
+        None => None,
+    };
+    Ok(Worker::new(pool.clone(), caller, resolver))
+}
+
+/// The heartbeat checks of the worker.
+pub fn checks(pool: &PgPool, client: Option<&ChatClient>) -> Vec<Check> {
+    let key = client.is_some();
+    let api_client = client.cloned();
+    let progress_pool = pool.clone();
+    vec![
+        database_check(pool),
+        Check::new("api_key", async move {
+            if key {
+                Ok(json!("present"))
+            } else {
+                Err(NO_KEY.to_string())
+            }
+        }),
+        Check::new("api", async move {
+            match api_client {
+                Some(c) => c
+                    .list_models()
+                    .await
+                    .map(|n| json!({"models": n}))
+                    .map_err(|e| format!("LLM API unreachable: {e}")),
+                None => Err(format!("not checked: {NO_KEY}")),
+            }
+        }),
+        Check::new("progress", progress(progress_pool, key)),
+    ]
+}
+
+async fn progress(pool: PgPool, key: bool) -> Result<serde_json::Value, String> {
+    let (due, recent): (i64, bool) = sqlx::query_as(
+        "SELECT (SELECT count(*) FROM band_locations
+                 WHERE geocode_status = 'llm_needed' AND next_attempt_at <= now()),
+                EXISTS (SELECT 1 FROM llm_cache
+                        WHERE created_at > now() - make_interval(hours => $1::int))",
+    )
+    .bind(i32::try_from(PROGRESS_WINDOW_HOURS).unwrap_or(6))
+    .fetch_one(&pool)
+    .await
+    .map_err(|e| format!("progress query failed: {e}"))?;
+    let detail = json!({"due": due, "calls_last_6h": recent});
+    if !key && due > 0 {
+        Err(format!("{due} row(s) waiting; {NO_KEY}"))
+    } else if due > 0 && !recent {
+        Err(format!(
+            "{due} row(s) waiting and no LLM call in the last {PROGRESS_WINDOW_HOURS} h"
+        ))
+    } else {
+        Ok(detail)
+    }
+}
+
+/// The loop: process rows until none is due, then poll every `idle_poll`; stops on shutdown
+/// (abandoning a call in flight: its lease expires and the row is retried).
+pub async fn run_worker<R: CityResolver>(
+    pool: PgPool,
+    worker: Worker<R>,
+    heartbeat: Duration,
+    idle_poll: Duration,
+    mut shutdown: Shutdown,
+) -> anyhow::Result<()> {
+    let client = worker.caller().map(|c| c.client().clone());
+    let hb_pool = pool.clone();
+    let beat = tokio::spawn(bandmap_health::run(
+        pool,
+        "llm",
+        heartbeat,
+        move || checks(&hb_pool, client.as_ref()),
+        shutdown.clone(),
+    ));
+    if worker.caller().is_none() {
+        tracing::warn!("{NO_KEY}");
+    }
+    loop {
+        let outcome = tokio::select! {
+            o = worker.run_once() => o,
+            () = shutdown.cancelled() => break,
+        };
+        let busy = match outcome {
+            Ok(Outcome::Idle | Outcome::NoKey) => false,
+            Ok(o) => {
+                tracing::info!(outcome = ?o, "LLM row processed");
+                true
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "LLM worker: database error");
+                false
+            }
+        };
+        if !busy {
+            tokio::select! {
+                () = tokio::time::sleep(idle_poll) => {}
+                () = shutdown.cancelled() => break,
+            }
+        }
+    }
+    let _ = beat.await;
+    Ok(())
+}

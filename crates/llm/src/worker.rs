@@ -1,0 +1,234 @@
+//! One unit of work: claim a due `llm_needed` row, extract its city with the LLM, geocode
+//! the city through the geocoder's code, and write the outcome (CONTRACT §3).
+
+use crate::call::{CallFor, CallResult, Caller};
+use crate::extraction::Extraction;
+use crate::prompt::PromptInput;
+use crate::queue::{self, ClaimedRow};
+use crate::resolver::{CityOutcome, CityQuery, CityResolver};
+
+/// What [`Worker::run_once`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// No key configured: nothing claimed.
+    NoKey,
+    /// No due row.
+    Idle,
+    /// `done` with `provider = 'llm+<provider>'`.
+    Done {
+        /// Row id.
+        location_id: i64,
+        /// The stored provider.
+        provider: String,
+        /// Model whose extraction was used.
+        model: String,
+        /// Whether the extraction came from the cache.
+        cached: bool,
+    },
+    /// `manual`: null city, or the city failed geocoding.
+    Manual {
+        /// Row id.
+        location_id: i64,
+        /// Why.
+        reason: String,
+    },
+    /// Still `llm_needed` with `error` set and `attempts` incremented (API failure after
+    /// retries, malformed reply, geocoder temporarily unavailable).
+    Retry {
+        /// Row id.
+        location_id: i64,
+        /// The error stored.
+        error: String,
+    },
+    /// `error`: the geocoder refused the city for good.
+    Error {
+        /// Row id.
+        location_id: i64,
+        /// The error stored.
+        error: String,
+    },
+    /// The row left `llm_needed` while we worked on it (admin action): nothing written.
+    Skipped {
+        /// Row id.
+        location_id: i64,
+    },
+}
+
+/// The worker: an extraction caller (absent without a key) and a city resolver.
+#[derive(Debug)]
+pub struct Worker<R> {
+    pool: sqlx::PgPool,
+    caller: Option<Caller>,
+    resolver: R,
+}
+
+impl<R: CityResolver> Worker<R> {
+    /// A worker; `caller` is `None` when no API key is configured (the worker idles).
+    pub fn new(pool: sqlx::PgPool, caller: Option<Caller>, resolver: R) -> Self {
+        Self {
+            pool,
+            caller,
+            resolver,
+        }
+    }
+
+    /// The caller, when a key is configured.
+    #[must_use]
+    pub fn caller(&self) -> Option<&Caller> {
+        self.caller.as_ref()
+    }
+
+    /// Claims and processes one row. Only database failures are errors.
+    pub async fn run_once(&self) -> Result<Outcome, bandmap_db::DbError> {
+        let Some(caller) = &self.caller else {
+            return Ok(Outcome::NoKey);
+        };
+        let Some(row) = queue::claim(&self.pool).await? else {
+            return Ok(Outcome::Idle);
+        };
+        self.process(caller, &row).await
+    }
+
+    #[tracing::instrument(skip_all, fields(location.id = row.id, band.ma_id = row.ma_id))]
+    async fn process(
+        &self,
+        caller: &Caller,
+        row: &ClaimedRow,
+    ) -> Result<Outcome, bandmap_db::DbError> {
+        let input = PromptInput {
+            band_name: row.band_name.clone(),
+            location_raw: row.location_raw.clone(),
+            location_text: row.location_text.clone(),
+            country: row.country.clone(),
+            failed_query: row.query.clone(),
+            failed_error: row.error.clone(),
+        };
+        let call_for = CallFor {
+            ma_id: Some(row.ma_id),
+            location_id: Some(row.id),
+            country: row.country.clone(),
+        };
+        let (extraction, model, cached) = match caller.extract(&input, &call_for).await? {
+            CallResult::Answer {
+                extraction,
+                model,
+                cached,
+            } => (extraction, model, cached),
+            CallResult::Malformed { model, error } => {
+                return self.retry(row, format!("{model}: {error}")).await;
+            }
+            CallResult::Failed { error, api_calls } => {
+                return self
+                    .retry(
+                        row,
+                        format!("LLM API failed after {api_calls} call(s): {error}"),
+                    )
+                    .await;
+            }
+        };
+        let Some(query) = city_query(&extraction, row) else {
+            let reason = format!("LLM ({model}) found no city in {:?}", row.location_raw);
+            return self.manual(row, reason, None).await;
+        };
+        match self.resolver.resolve(&query).await {
+            CityOutcome::Accepted(point) => {
+                if queue::mark_done(&self.pool, row, &point).await? {
+                    Ok(Outcome::Done {
+                        location_id: row.id,
+                        provider: format!("llm+{}", point.provider),
+                        model,
+                        cached,
+                    })
+                } else {
+                    Ok(Outcome::Skipped {
+                        location_id: row.id,
+                    })
+                }
+            }
+            CityOutcome::Rejected { error, queries } => {
+                let reason = format!("LLM city {:?} failed geocoding: {error}", query.city);
+                let last = queries.last().map(String::as_str);
+                self.manual(row, reason, last).await
+            }
+            CityOutcome::Fatal { error } => {
+                let error = format!("geocoding LLM city {:?}: {error}", query.city);
+                if queue::mark_error(&self.pool, row, &error).await? {
+                    Ok(Outcome::Error {
+                        location_id: row.id,
+                        error,
+                    })
+                } else {
+                    Ok(Outcome::Skipped {
+                        location_id: row.id,
+                    })
+                }
+            }
+            CityOutcome::Unavailable { reason: error } | CityOutcome::Transient { error } => {
+                self.retry(row, format!("geocoding LLM city {:?}: {error}", query.city))
+                    .await
+            }
+        }
+    }
+
+    async fn manual(
+        &self,
+        row: &ClaimedRow,
+        reason: String,
+        query: Option<&str>,
+    ) -> Result<Outcome, bandmap_db::DbError> {
+        if queue::mark_manual(&self.pool, row, &reason, query).await? {
+            Ok(Outcome::Manual {
+                location_id: row.id,
+                reason,
+            })
+        } else {
+            Ok(Outcome::Skipped {
+                location_id: row.id,
+            })
+        }
+    }
+
+    async fn retry(&self, row: &ClaimedRow, error: String) -> Result<Outcome, bandmap_db::DbError> {
+        tracing::warn!(error = %error, "LLM row left llm_needed");
+        if queue::mark_retry(&self.pool, row, &error).await? {
+            Ok(Outcome::Retry {
+                location_id: row.id,
+                error,
+            })
+        } else {
+            Ok(Outcome::Skipped {
+                location_id: row.id,
+            })
+        }
+    }
+}
+
+/// The geocoder query for an extraction; `None` when there is no city. The band's country
+/// wins unless the model names another known country (a band that moved abroad).
+#[must_use]
+pub fn city_query(e: &Extraction, row: &ClaimedRow) -> Option<CityQuery> {
+    let city = e.city.clone()?;
+    let row_country = row
+        .country_code
+        .as_deref()
+        .or(row.country.as_deref())
+        .and_then(bandmap_location::countries::resolve);
+    let llm_country = e
+        .country
+        .as_deref()
+        .and_then(bandmap_location::countries::resolve);
+    let country = match (llm_country, row_country) {
+        (Some(l), _) if !l.is_pseudo() => Some(l),
+        (_, Some(r)) if !r.is_pseudo() => Some(r),
+        _ => None,
+    };
+    Some(CityQuery {
+        city,
+        regions: e.region.clone().into_iter().collect(),
+        country_code: country.map(|c| c.code.to_string()),
+        country_name: country
+            .map(|c| c.name.to_string())
+            .or_else(|| e.country.clone())
+            .or_else(|| row.country.clone()),
+    })
+}

@@ -1,0 +1,500 @@
+//! The LLM worker against a real PostgreSQL and the fake OpenAI-compatible API: JSON mode,
+//! cache, fallback, backoff, cost, and every outcome state of CONTRACT §3.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use bandmap_fakes::llm::{FakeLlm, LlmFault};
+use bandmap_llm::{CityOutcome, Outcome};
+use bandmap_test_support::TestDb;
+use common::*;
+use serde_json::json;
+use std::time::Duration;
+
+fn kolbotn() -> serde_json::Value {
+    json!({"city": "Kolbotn", "region": "Viken", "country": "Norway", "confidence": 0.9})
+}
+
+#[tokio::test]
+async fn accepted_city_is_done_with_llm_provider_in_json_mode_and_cost_stored() {
+    let db = TestDb::new().await;
+    let llm = FakeLlm::start().await;
+    llm.answer_for("Kolbotn", kolbotn());
+    let r = rig(&db.pool, &llm);
+    r.resolver.accept("Kolbotn", 59.81, 10.8, "gazetteer");
+    let id = llm_row(&db.pool, 1, "Darkthrone", "Kolbotn, Viken").await;
+
+    let out = r.worker.run_once().await.unwrap();
+    assert_eq!(
+        out,
+        Outcome::Done {
+            location_id: id,
+            provider: "llm+gazetteer".into(),
+            model: PRIMARY.into(),
+            cached: false
+        }
+    );
+
+    // JSON mode, temperature 0, primary model, bearer key, prompt built from the row.
+    let reqs = llm.requests();
+    assert_eq!(reqs.len(), 1);
+    assert_eq!(reqs[0].model, PRIMARY);
+    assert_eq!(
+        reqs[0].body["response_format"],
+        json!({"type": "json_object"})
+    );
+    assert_eq!(reqs[0].body["temperature"], json!(0.0));
+    assert_eq!(
+        reqs[0].authorization.as_deref(),
+        Some("Bearer gsk_test_key")
+    );
+    let user = reqs[0].user_message();
+    for part in [
+        "Darkthrone",
+        "Kolbotn, Viken",
+        "Kolbotn, Viken (early); Oslo (later)",
+        "Norway",
+        "Kolbotn, Viken, Norway",
+        "no result above threshold",
+    ] {
+        assert!(user.contains(part), "prompt lacks {part:?}: {user}");
+    }
+    let system = reqs[0].body["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("JSON") && system.contains("\"city\""));
+
+    // Row done, point stored, band primary point synced in the same transaction.
+    let s = row(&db.pool, id).await;
+    assert_eq!(s.geocode_status, "done");
+    assert_eq!(s.provider.as_deref(), Some("llm+gazetteer"));
+    assert_eq!((s.lat, s.lon), (Some(59.81), Some(10.8)));
+    assert_eq!(s.confidence, Some(0.93));
+    assert_eq!(s.geocode_granularity.as_deref(), Some("city"));
+    assert_eq!(s.query.as_deref(), Some("Kolbotn (gazetteer)"));
+    assert_eq!(s.error, None);
+    let (blat, bprov): (Option<f64>, Option<String>) =
+        sqlx::query_as("SELECT lat, geocode_provider FROM bands WHERE ma_id = 1")
+            .fetch_one(&db.pool)
+            .await
+            .unwrap();
+    assert_eq!(blat, Some(59.81));
+    assert_eq!(bprov.as_deref(), Some("llm+gazetteer"));
+
+    // The resolver got the extracted city with region and the country code.
+    let seen = r.resolver.seen();
+    assert_eq!(seen[0].city, "Kolbotn");
+    assert_eq!(seen[0].regions, vec!["Viken".to_string()]);
+    assert_eq!(seen[0].country_code.as_deref(), Some("NO"));
+
+    // One llm_cache row with everything, cost from the 70B price table.
+    let rows = cache_rows(&db.pool).await;
+    assert_eq!(rows.len(), 1);
+    let c = &rows[0];
+    assert_eq!(c.key.len(), 64);
+    assert_eq!((c.ma_id, c.location_id), (Some(1), Some(id)));
+    assert_eq!(c.location_raw.as_deref(), Some("Kolbotn, Viken"));
+    assert_eq!(c.country.as_deref(), Some("Norway"));
+    assert_eq!(c.model, PRIMARY);
+    assert_eq!(c.extraction.as_ref().unwrap()["city"], "Kolbotn");
+    let (p, k) = (c.prompt_tokens.unwrap(), c.completion_tokens.unwrap());
+    assert!(p > 50 && k > 5, "realistic usage: {p}/{k}");
+    let expected = (f64::from(p) * 0.59 + f64::from(k) * 0.79) / 1e6;
+    assert!(
+        (c.cost.unwrap() - expected).abs() < 1e-12,
+        "{:?} vs {expected}",
+        c.cost
+    );
+    assert!(c.prompt.as_deref().unwrap().contains("Darkthrone"));
+    assert!(c.response.as_deref().unwrap().contains("chat.completion"));
+}
+
+#[tokio::test]
+async fn identical_request_is_answered_from_the_cache_without_a_call() {
+    let db = TestDb::new().await;
+    let llm = FakeLlm::start().await;
+    llm.answer_for("Kolbotn", kolbotn());
+    let r = rig(&db.pool, &llm);
+    r.resolver.accept("Kolbotn", 59.81, 10.8, "gazetteer");
+    let id = llm_row(&db.pool, 1, "Darkthrone", "Kolbotn, Viken").await;
+    assert!(matches!(
+        r.worker.run_once().await.unwrap(),
+        Outcome::Done { cached: false, .. }
+    ));
+
+    requeue(&db.pool, id, "Kolbotn, Viken").await;
+    let out = r.worker.run_once().await.unwrap();
+    assert!(matches!(out, Outcome::Done { cached: true, .. }), "{out:?}");
+    assert_eq!(
+        llm.count(),
+        1,
+        "the second identical request made no API call"
+    );
+    assert_eq!(cache_rows(&db.pool).await.len(), 1);
+    assert_eq!(row(&db.pool, id).await.geocode_status, "done");
+}
+
+#[tokio::test]
+async fn a_429_on_the_primary_falls_back_and_records_the_model_used() {
+    let db = TestDb::new().await;
+    let llm = FakeLlm::start().await;
+    llm.answer(json!({"city": "Bergen", "region": null, "country": "Norway", "confidence": 0.8}));
+    llm.fail_next(
+        PRIMARY,
+        LlmFault::RateLimited {
+            retry_after_secs: 30,
+        },
+        1,
+    );
+    let r = rig(&db.pool, &llm);
+    r.resolver.accept("Bergen", 60.39, 5.32, "geoapify");
+    let a = llm_row(&db.pool, 1, "Gorgoroth", "Bergen").await;
+    let b = llm_row(&db.pool, 2, "Immortal", "Bergen, Hordaland").await;
+    let c = llm_row(&db.pool, 3, "Enslaved", "Haugesund").await;
+
+    let out = r.worker.run_once().await.unwrap();
+    assert!(
+        matches!(&out, Outcome::Done { model, .. } if model == FALLBACK),
+        "{out:?}"
+    );
+    let models: Vec<(String, String)> = llm
+        .requests()
+        .iter()
+        .map(|q| (q.model.clone(), q.answered.clone()))
+        .collect();
+    assert_eq!(
+        models,
+        vec![
+            (PRIMARY.into(), "429".into()),
+            (FALLBACK.into(), "ok".into())
+        ]
+    );
+    assert!(r.pacer.sleeps().is_empty(), "falling back does not wait");
+    let rows = cache_rows(&db.pool).await;
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].model, FALLBACK);
+    let (p, k) = (
+        rows[0].prompt_tokens.unwrap(),
+        rows[0].completion_tokens.unwrap(),
+    );
+    let expected = (f64::from(p) * 0.05 + f64::from(k) * 0.08) / 1e6;
+    assert!(
+        (rows[0].cost.unwrap() - expected).abs() < 1e-12,
+        "8B price applied"
+    );
+    assert_eq!(
+        row(&db.pool, a).await.provider.as_deref(),
+        Some("llm+geoapify")
+    );
+
+    // retry-after is honoured: the primary stays off for 30 s, so the next row goes
+    // straight to the fallback without asking the primary.
+    assert!(matches!(
+        r.worker.run_once().await.unwrap(),
+        Outcome::Done { .. }
+    ));
+    assert_eq!(llm.requests()[2].model, FALLBACK);
+    assert_eq!(row(&db.pool, b).await.geocode_status, "done");
+
+    // Once the retry-after has passed, the primary is used again.
+    r.pacer.advance(Duration::from_secs(31));
+    r.worker.run_once().await.unwrap();
+    assert_eq!(llm.requests()[3].model, PRIMARY);
+    assert_eq!(row(&db.pool, c).await.geocode_status, "done");
+    let models: Vec<String> = cache_rows(&db.pool)
+        .await
+        .into_iter()
+        .map(|r| r.model)
+        .collect();
+    assert_eq!(models, vec![FALLBACK, FALLBACK, PRIMARY]);
+}
+
+#[tokio::test]
+async fn primary_local_window_full_uses_the_fallback() {
+    let db = TestDb::new().await;
+    let llm = FakeLlm::start().await;
+    llm.answer(json!({"city": null, "region": null, "country": null, "confidence": 0.1}));
+    let mut s = settings();
+    s.primary.limits.rpm = 1;
+    let r = rig_with(&db.pool, &llm, s);
+    llm_row(&db.pool, 1, "A", "Somewhere").await;
+    llm_row(&db.pool, 2, "B", "Elsewhere").await;
+    r.worker.run_once().await.unwrap();
+    r.worker.run_once().await.unwrap();
+    let models: Vec<String> = llm.requests().into_iter().map(|q| q.model).collect();
+    assert_eq!(models, vec![PRIMARY, FALLBACK]);
+}
+
+#[tokio::test]
+async fn server_errors_back_off_exponentially_then_succeed() {
+    let db = TestDb::new().await;
+    let llm = FakeLlm::start().await;
+    llm.answer_for("Kolbotn", kolbotn());
+    llm.fail_next("*", LlmFault::ServerError, 2);
+    let r = rig(&db.pool, &llm);
+    r.resolver.accept("Kolbotn", 59.81, 10.8, "gazetteer");
+    let id = llm_row(&db.pool, 1, "Darkthrone", "Kolbotn, Viken").await;
+
+    assert!(matches!(
+        r.worker.run_once().await.unwrap(),
+        Outcome::Done { .. }
+    ));
+    let answered: Vec<String> = llm.requests().into_iter().map(|q| q.answered).collect();
+    assert_eq!(answered, vec!["500", "500", "ok"]);
+    assert!(
+        llm.requests().iter().all(|q| q.model == PRIMARY),
+        "5xx does not fall back"
+    );
+    let sleeps = r.pacer.sleeps();
+    assert_eq!(sleeps.len(), 2, "one backoff before each retry: {sleeps:?}");
+    // base 1 s then 2 s, each with up to 50 % jitter.
+    assert!(sleeps[0] >= Duration::from_secs(1) && sleeps[0] < Duration::from_millis(1500));
+    assert!(sleeps[1] >= Duration::from_secs(2) && sleeps[1] < Duration::from_secs(3));
+    assert_eq!(row(&db.pool, id).await.geocode_status, "done");
+}
+
+#[tokio::test]
+async fn both_models_rate_limited_waits_for_the_earliest_retry_after() {
+    let db = TestDb::new().await;
+    let llm = FakeLlm::start().await;
+    llm.answer_for("Kolbotn", kolbotn());
+    llm.fail_next(
+        PRIMARY,
+        LlmFault::RateLimited {
+            retry_after_secs: 7,
+        },
+        1,
+    );
+    llm.fail_next(
+        FALLBACK,
+        LlmFault::RateLimited {
+            retry_after_secs: 3,
+        },
+        1,
+    );
+    let r = rig(&db.pool, &llm);
+    r.resolver.accept("Kolbotn", 59.81, 10.8, "gazetteer");
+    llm_row(&db.pool, 1, "Darkthrone", "Kolbotn, Viken").await;
+
+    let out = r.worker.run_once().await.unwrap();
+    assert!(
+        matches!(&out, Outcome::Done { model, .. } if model == FALLBACK),
+        "{out:?}"
+    );
+    let seq: Vec<(String, String)> = llm
+        .requests()
+        .into_iter()
+        .map(|q| (q.model, q.answered))
+        .collect();
+    assert_eq!(
+        seq,
+        vec![
+            (PRIMARY.into(), "429".into()),
+            (FALLBACK.into(), "429".into()),
+            (FALLBACK.into(), "ok".into())
+        ]
+    );
+    let sleeps = r.pacer.sleeps();
+    assert_eq!(sleeps.len(), 1, "{sleeps:?}");
+    assert!(
+        sleeps[0] >= Duration::from_secs(3) && sleeps[0] < Duration::from_secs(4),
+        "{sleeps:?}"
+    );
+}
+
+#[tokio::test]
+async fn api_failure_after_retries_stays_llm_needed_with_error_and_attempts() {
+    let db = TestDb::new().await;
+    let llm = FakeLlm::start().await;
+    llm.fail_next("*", LlmFault::ServerError, 100);
+    let r = rig(&db.pool, &llm);
+    let id = llm_row(&db.pool, 1, "Darkthrone", "Kolbotn, Viken").await;
+
+    let out = r.worker.run_once().await.unwrap();
+    assert!(
+        matches!(out, Outcome::Retry { location_id, .. } if location_id == id),
+        "{out:?}"
+    );
+    assert_eq!(llm.count(), 4, "max_attempts API calls");
+    assert_eq!(r.pacer.sleeps().len(), 3);
+    let s = row(&db.pool, id).await;
+    assert_eq!(s.geocode_status, "llm_needed");
+    assert_eq!(s.attempts, 4);
+    assert!(
+        s.error.as_deref().unwrap().contains("HTTP 500"),
+        "{:?}",
+        s.error
+    );
+    // 60 s × 2^(4−1) = 8 min.
+    assert!(
+        s.retry_in_secs > 470.0 && s.retry_in_secs <= 480.0,
+        "{}",
+        s.retry_in_secs
+    );
+    assert!(
+        cache_rows(&db.pool).await.is_empty(),
+        "no answer, no cache row"
+    );
+    // Not due any more: the next run is idle.
+    assert_eq!(r.worker.run_once().await.unwrap(), Outcome::Idle);
+}
+
+#[tokio::test]
+async fn refused_request_is_not_retried() {
+    let db = TestDb::new().await;
+    let llm = FakeLlm::start().await;
+    llm.fail_next("*", LlmFault::Unauthorized, 100);
+    let r = rig(&db.pool, &llm);
+    let id = llm_row(&db.pool, 1, "Darkthrone", "Kolbotn, Viken").await;
+    assert!(matches!(
+        r.worker.run_once().await.unwrap(),
+        Outcome::Retry { .. }
+    ));
+    assert_eq!(llm.count(), 1);
+    let s = row(&db.pool, id).await;
+    assert_eq!((s.geocode_status.as_str(), s.attempts), ("llm_needed", 4));
+    assert!(s.error.unwrap().contains("HTTP 401"));
+}
+
+#[tokio::test]
+async fn malformed_reply_is_a_row_error_and_retried_later_not_from_cache() {
+    let db = TestDb::new().await;
+    let llm = FakeLlm::start().await;
+    llm.answer_for("Kolbotn", kolbotn());
+    llm.fail_next("*", LlmFault::Malformed, 1);
+    let r = rig(&db.pool, &llm);
+    r.resolver.accept("Kolbotn", 59.81, 10.8, "gazetteer");
+    let id = llm_row(&db.pool, 1, "Darkthrone", "Kolbotn, Viken").await;
+
+    let out = r.worker.run_once().await.unwrap();
+    assert!(matches!(out, Outcome::Retry { .. }), "{out:?}");
+    let s = row(&db.pool, id).await;
+    assert_eq!(s.geocode_status, "llm_needed");
+    assert!(
+        s.error.as_deref().unwrap().contains("malformed"),
+        "{:?}",
+        s.error
+    );
+    let rows = cache_rows(&db.pool).await;
+    assert_eq!(rows.len(), 1, "the call is recorded (it was billed)");
+    assert!(rows[0].extraction.is_none());
+
+    // Later, the same request is asked again (a malformed answer is never served).
+    requeue(&db.pool, id, "Kolbotn, Viken").await;
+    assert!(matches!(
+        r.worker.run_once().await.unwrap(),
+        Outcome::Done { cached: false, .. }
+    ));
+    assert_eq!(llm.count(), 2);
+    let rows = cache_rows(&db.pool).await;
+    assert_eq!(rows.len(), 1, "same key, row overwritten");
+    assert_eq!(rows[0].extraction.as_ref().unwrap()["city"], "Kolbotn");
+}
+
+#[tokio::test]
+async fn null_city_goes_manual_without_geocoding() {
+    let db = TestDb::new().await;
+    let llm = FakeLlm::start().await;
+    llm.answer(json!({"city": null, "region": "Viken", "country": "Norway", "confidence": 0.4}));
+    let r = rig(&db.pool, &llm);
+    let id = llm_row(&db.pool, 1, "Band", "Viken").await;
+    let out = r.worker.run_once().await.unwrap();
+    assert!(matches!(out, Outcome::Manual { .. }), "{out:?}");
+    let s = row(&db.pool, id).await;
+    assert_eq!(s.geocode_status, "manual");
+    assert!(s.error.unwrap().contains("no city"));
+    assert!(r.resolver.seen().is_empty());
+    assert!(cache_rows(&db.pool).await[0].extraction.as_ref().unwrap()["city"].is_null());
+}
+
+#[tokio::test]
+async fn city_that_fails_geocoding_goes_manual() {
+    let db = TestDb::new().await;
+    let llm = FakeLlm::start().await;
+    llm.answer(
+        json!({"city": "Nowhereville", "region": null, "country": "Norway", "confidence": 0.6}),
+    );
+    let r = rig(&db.pool, &llm);
+    let id = llm_row(&db.pool, 1, "Band", "Nowhere").await;
+    let out = r.worker.run_once().await.unwrap();
+    assert!(matches!(out, Outcome::Manual { .. }), "{out:?}");
+    let s = row(&db.pool, id).await;
+    assert_eq!(s.geocode_status, "manual");
+    assert!(s.error.unwrap().contains("Nowhereville"));
+    assert_eq!(s.query.as_deref(), Some("Nowhereville, Norway"));
+    assert_eq!(s.lat, None);
+}
+
+#[tokio::test]
+async fn geocoder_outages_keep_the_row_and_fatal_refusals_are_errors() {
+    let db = TestDb::new().await;
+    let llm = FakeLlm::start().await;
+    llm.answer_for(
+        "Alpha",
+        json!({"city": "Alpha", "region": null, "country": null, "confidence": 0.9}),
+    );
+    llm.answer_for(
+        "Beta",
+        json!({"city": "Beta", "region": null, "country": null, "confidence": 0.9}),
+    );
+    let r = rig(&db.pool, &llm);
+    r.resolver.set(
+        "Alpha",
+        CityOutcome::Transient {
+            error: "HTTP 503".into(),
+        },
+    );
+    r.resolver.set(
+        "Beta",
+        CityOutcome::Fatal {
+            error: "HTTP 401 invalid key".into(),
+        },
+    );
+    let a = llm_row(&db.pool, 1, "A", "Alpha").await;
+    let b = llm_row(&db.pool, 2, "B", "Beta").await;
+    r.worker.run_once().await.unwrap();
+    r.worker.run_once().await.unwrap();
+    let sa = row(&db.pool, a).await;
+    assert_eq!((sa.geocode_status.as_str(), sa.attempts), ("llm_needed", 4));
+    assert!(sa.error.unwrap().contains("HTTP 503"));
+    let sb = row(&db.pool, b).await;
+    assert_eq!(sb.geocode_status, "error");
+    assert!(sb.error.unwrap().contains("invalid key"));
+}
+
+#[tokio::test]
+async fn claims_skip_leased_and_undue_rows() {
+    let db = TestDb::new().await;
+    let a = llm_row(&db.pool, 1, "A", "Alpha").await;
+    let b = llm_row(&db.pool, 2, "B", "Beta").await;
+    sqlx::query(
+        "UPDATE band_locations SET next_attempt_at = now() + interval '1 hour' WHERE id = $1",
+    )
+    .bind(b)
+    .execute(&db.pool)
+    .await
+    .unwrap();
+    let first = bandmap_llm::queue::claim(&db.pool).await.unwrap().unwrap();
+    assert_eq!(first.id, a);
+    assert_eq!(first.band_name, "A");
+    assert!(
+        bandmap_llm::queue::claim(&db.pool).await.unwrap().is_none(),
+        "leased and undue rows are not claimed"
+    );
+}
+
+#[tokio::test]
+async fn admin_change_during_the_call_is_not_overwritten() {
+    let db = TestDb::new().await;
+    let id = llm_row(&db.pool, 1, "A", "Alpha").await;
+    let claimed = bandmap_llm::queue::claim(&db.pool).await.unwrap().unwrap();
+    sqlx::query("UPDATE band_locations SET geocode_status = 'pending' WHERE id = $1")
+        .bind(id)
+        .execute(&db.pool)
+        .await
+        .unwrap();
+    assert!(
+        !bandmap_llm::queue::mark_manual(&db.pool, &claimed, "x", None)
+            .await
+            .unwrap()
+    );
+    assert_eq!(row(&db.pool, id).await.geocode_status, "pending");
+}

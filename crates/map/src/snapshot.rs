@@ -1,0 +1,194 @@
+//! The columnar snapshot of every mappable point: points sorted by Morton code, band
+//! columns with interned strings, the precomputed unfiltered cluster levels and the cache
+//! of filter indexes. Immutable once built; a refresh builds a new one.
+
+use crate::filter::FilterCache;
+use crate::grid;
+use crate::intern::{Interner, NONE, TextArena};
+use crate::levels::{self, Level};
+
+/// One row of the source query (a located `band_locations` row joined to its band).
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct PointRow {
+    /// `band_locations.id`.
+    pub location_id: i64,
+    /// Band id.
+    pub ma_id: i64,
+    /// Longitude of the row.
+    pub lon: f64,
+    /// Latitude of the row.
+    pub lat: f64,
+    /// Display order of the step.
+    pub step_order: i32,
+    /// Step label.
+    pub step_label: Option<String>,
+    /// Raw location text of the step.
+    pub location_raw: String,
+    /// Band name.
+    pub name: String,
+    /// Band genre.
+    pub genre: Option<String>,
+    /// Band country name.
+    pub country: Option<String>,
+    /// Band country ISO2 code.
+    pub country_code: Option<String>,
+    /// Band status.
+    pub status: Option<String>,
+    /// Band formation year.
+    pub formed_year: Option<i32>,
+}
+
+/// Band columns (one entry per band with at least one point).
+#[derive(Debug, Default)]
+pub struct Bands {
+    /// Upstream id.
+    pub ma_id: Vec<i64>,
+    /// Name (arena index).
+    pub name: Vec<u32>,
+    /// Interned genre.
+    pub genre: Vec<u32>,
+    /// Interned country name.
+    pub country: Vec<u32>,
+    /// Interned country code.
+    pub country_code: Vec<u32>,
+    /// Interned status.
+    pub status: Vec<u32>,
+    /// Formation year.
+    pub formed_year: Vec<Option<i32>>,
+}
+
+/// Point columns, sorted by (Morton code, location id).
+#[derive(Debug, Default)]
+pub struct Points {
+    /// Longitude.
+    pub lon: Vec<f64>,
+    /// Latitude.
+    pub lat: Vec<f64>,
+    /// Finest-level Morton code.
+    pub morton: Vec<u64>,
+    /// Index into [`Bands`].
+    pub band: Vec<u32>,
+    /// `band_locations.id`.
+    pub location_id: Vec<i64>,
+    /// Step order.
+    pub step_order: Vec<i32>,
+    /// Interned step label.
+    pub step_label: Vec<u32>,
+    /// Raw location (arena index).
+    pub location_raw: Vec<u32>,
+}
+
+/// The immutable snapshot.
+#[derive(Debug)]
+pub struct Snapshot {
+    /// Value of `map_data_version` read with the rows.
+    pub version: i64,
+    /// Writers in flight when the rows were read (see `load::is_stale`).
+    pub pending_xids: Vec<i64>,
+    /// Points.
+    pub points: Points,
+    /// Bands.
+    pub bands: Bands,
+    /// Interned short strings (genre, country, code, status, step label).
+    pub strings: Interner,
+    /// Long strings (names, raw locations).
+    pub texts: TextArena,
+    /// Unfiltered cluster levels `0..=PRE_LEVEL`.
+    pub levels: Vec<Level>,
+    /// Filter indexes, most recently used kept.
+    pub filters: FilterCache,
+}
+
+impl Snapshot {
+    /// Builds the snapshot from source rows.
+    pub fn build(version: i64, mut rows: Vec<PointRow>) -> Snapshot {
+        let mut strings = Interner::default();
+        let mut texts = TextArena::default();
+        let mut bands = Bands::default();
+        let mut band_of: std::collections::HashMap<i64, u32> = Default::default();
+        let mut keyed: Vec<(u64, i64, usize)> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let m = grid::morton(grid::cell_x(r.lon), grid::cell_y(r.lat));
+                (m, r.location_id, i)
+            })
+            .collect();
+        keyed.sort_unstable();
+        let mut points = Points::default();
+        for &(m, _, i) in &keyed {
+            let r = &mut rows[i];
+            let band = *band_of.entry(r.ma_id).or_insert_with(|| {
+                let idx = bands.ma_id.len() as u32;
+                bands.ma_id.push(r.ma_id);
+                bands.name.push(texts.push(&r.name));
+                bands.genre.push(strings.intern_opt(r.genre.as_deref()));
+                bands.country.push(strings.intern_opt(r.country.as_deref()));
+                bands
+                    .country_code
+                    .push(strings.intern_opt(r.country_code.as_deref()));
+                bands.status.push(strings.intern_opt(r.status.as_deref()));
+                bands.formed_year.push(r.formed_year);
+                idx
+            });
+            points.lon.push(r.lon);
+            points.lat.push(r.lat);
+            points.morton.push(m);
+            points.band.push(band);
+            points.location_id.push(r.location_id);
+            points.step_order.push(r.step_order);
+            points
+                .step_label
+                .push(strings.intern_opt(r.step_label.as_deref()));
+            points.location_raw.push(texts.push(&r.location_raw));
+        }
+        drop(rows);
+        let all = levels::Selection::All(points.lon.len());
+        let levels = (0..=levels::PRE_LEVEL)
+            .map(|g| levels::build_level(&points, all, g))
+            .collect();
+        Snapshot {
+            version,
+            pending_xids: Vec::new(),
+            points,
+            bands,
+            strings,
+            texts,
+            levels,
+            filters: FilterCache::new(crate::filter::CACHE_CAPACITY),
+        }
+    }
+
+    /// An empty snapshot (before the first load).
+    pub fn empty() -> Snapshot {
+        Snapshot::build(0, Vec::new())
+    }
+
+    /// Number of points.
+    pub fn len(&self) -> usize {
+        self.points.lon.len()
+    }
+
+    /// Whether there is no point.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// An interned string, `None` for the absent marker.
+    pub fn string(&self, id: u32) -> Option<&str> {
+        (id != NONE).then(|| self.strings.get(id))
+    }
+
+    /// Bytes held by the columns (an estimate of the snapshot's memory).
+    pub fn approx_bytes(&self) -> usize {
+        let p = &self.points;
+        let per_point = 8 + 8 + 8 + 4 + 8 + 4 + 4 + 4;
+        let per_band = 8 + 4 * 5 + 8;
+        let cells: usize = self.levels.iter().map(|l| l.cells.len()).sum();
+        p.lon.len() * per_point
+            + self.bands.ma_id.len() * per_band
+            + self.texts.bytes()
+            + self.strings.bytes()
+            + cells * std::mem::size_of::<levels::Cell>()
+    }
+}

@@ -1,0 +1,158 @@
+// Journal: what happened. Activity list (runs + admin actions), run logs,
+// before/after diffs, crawl checkpoints.
+import { api } from '../api.js';
+import { h, clear, fmtNum, fmtDate, fmtText, asList, table, badge, field, select, pre, DASH } from '../dom.js';
+import { navigate, formParams } from '../router.js';
+import { pager, loadInto } from '../ui.js';
+
+function runStatusKind(s) {
+  if (s === 'success') return 'ok';
+  if (s === 'error') return 'bad';
+  if (s === 'running') return 'info';
+  return 'warn';
+}
+
+/** before/after diff table: one row per key, changed keys highlighted. */
+export function diffTable(before, after) {
+  const isObj = (x) => x && typeof x === 'object' && !Array.isArray(x);
+  if (!isObj(before) && !isObj(after)) {
+    return h('div', { class: 'diff' }, h('h4', null, 'Avant'), pre(before), h('h4', null, 'Après'), pre(after));
+  }
+  const b = isObj(before) ? before : {};
+  const a = isObj(after) ? after : {};
+  const keys = [...new Set([...Object.keys(b), ...Object.keys(a)])];
+  const show = (v) => (v === undefined ? DASH : typeof v === 'string' ? v : JSON.stringify(v));
+  return table(
+    [
+      { label: 'Champ', render: (k) => k },
+      { label: 'Avant', render: (k) => h('span', { class: 'diff-before' }, show(b[k])) },
+      { label: 'Après', render: (k) => h('span', { class: 'diff-after' }, show(a[k])) },
+    ],
+    keys,
+    { empty: 'Aucune différence enregistrée.', rowAttrs: (k) => ({ class: JSON.stringify(b[k]) !== JSON.stringify(a[k]) ? 'changed' : null }) },
+  );
+}
+
+export function mount(root, params) {
+  const state = Object.fromEntries([...params.entries()].filter(([, v]) => v !== ''));
+  const ctrl = new AbortController();
+  const opts = { signal: ctrl.signal };
+
+  const form = h('form', { class: 'filters', role: 'search', 'aria-label': 'Filtres du journal' },
+    field('Type', select('kind', [['', 'tout'], ['run', 'exécutions'], ['admin', 'actions admin']], state.kind, { id: 'journal-kind' })),
+    field('Par page', select('limit', [['', '50'], ['100', '100'], ['200', '200']], state.limit, { id: 'journal-limit' })),
+    h('div', { class: 'field actions' }, h('button', { type: 'submit', class: 'primary', id: 'journal-submit' }, 'Filtrer')));
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    navigate('journal', formParams(form));
+  });
+  form.querySelector('select[name=kind]').addEventListener('change', () => form.requestSubmit());
+
+  const listEl = h('div');
+  const cpEl = h('div');
+  root.append(
+    h('div', { class: 'view-head' }, h('h1', null, 'Journal')),
+    h('section', { 'aria-labelledby': 'h-activity' }, h('h2', { id: 'h-activity' }, 'Activité'), form, listEl),
+    h('section', { 'aria-labelledby': 'h-cp' }, h('h2', { id: 'h-cp' }, 'Points de reprise du crawler'), cpEl),
+  );
+
+  function entryDetail(entry) {
+    const box = h('div', { class: 'entry-detail' });
+    if (entry.kind === 'run') {
+      box.append(
+        entry.error ? h('div', null, h('h4', null, 'Erreur'), pre(entry.error)) : null,
+        entry.stats ? h('div', null, h('h4', null, 'Statistiques'), pre(entry.stats)) : null,
+      );
+      const logsEl = h('div');
+      box.append(h('h4', null, 'Journal de l’exécution'), logsEl);
+      loadLogs(logsEl, entry.id, 0);
+    } else {
+      box.append(
+        h('p', { class: 'muted' }, `${fmtText(entry.username)} · ${fmtText(entry.action)} · ${fmtText(typeof entry.target === 'object' ? JSON.stringify(entry.target) : entry.target)}`),
+        diffTable(entry.before, entry.after));
+    }
+    return box;
+  }
+
+  function loadLogs(el, runId, offset) {
+    return loadInto(el, async () => {
+      const data = await api.get('/admin/api/logs', { run_id: runId, limit: 500, offset: offset || undefined }, opts);
+      const items = asList(data).slice().sort((a, b) => Number(a.id) - Number(b.id));
+      const ol = h('ol', { class: 'log-lines', tabindex: '0', 'aria-label': `Journal de l’exécution ${runId}` });
+      for (const l of items) {
+        ol.append(h('li', { class: `log level-${String(l.level || '').toLowerCase()}` },
+          h('span', { class: 'log-at' }, fmtDate(l.at)), ' ', h('span', { class: 'log-level' }, fmtText(l.level)), ' ',
+          h('span', { class: 'log-msg' }, fmtText(l.message))));
+      }
+      return h('div', null, items.length ? ol : h('p', { class: 'empty' }, 'Aucune ligne.'),
+        Array.isArray(data?.items) ? pager(data, (off) => loadLogs(el, runId, off)) : null);
+    });
+  }
+
+  function loadList() {
+    return loadInto(listEl, async () => {
+      const data = await api.get('/admin/api/activity', state, opts);
+      const items = asList(data);
+      const tbl = table(
+        [
+          { label: 'Quand', render: (e) => fmtDate(e.kind === 'run' ? e.started_at : e.at) },
+          { label: 'Type', render: (e) => badge(e.kind === 'run' ? 'exécution' : 'admin', e.kind === 'run' ? 'info' : 'muted') },
+          {
+            label: 'Quoi',
+            render: (e) => (e.kind === 'run'
+              ? h('span', null, `#${fmtText(e.id)} ${fmtText(e.type)} `, badge(fmtText(e.status), runStatusKind(e.status)),
+                e.finished_at ? h('span', { class: 'muted' }, ` fin ${fmtDate(e.finished_at)}`) : null)
+              : h('span', null, `${fmtText(e.username)} · ${fmtText(e.action)} · `,
+                fmtText(typeof e.target === 'object' && e.target !== null ? JSON.stringify(e.target) : e.target))),
+          },
+          { label: 'Erreur', render: (e) => (e.kind === 'run' && e.error ? h('span', { class: 'error-text clamp' }, String(e.error)) : DASH) },
+          {
+            label: 'Détail',
+            render: (e) => {
+              const btn = h('button', { type: 'button', 'aria-expanded': 'false', class: 'entry-toggle' }, e.kind === 'run' ? 'Journal' : 'Différences');
+              btn.addEventListener('click', () => {
+                const tr = btn.closest('tr');
+                const next = tr.nextElementSibling;
+                if (next && next.classList.contains('detail-row')) {
+                  next.remove();
+                  btn.setAttribute('aria-expanded', 'false');
+                  return;
+                }
+                const cols = tr.children.length;
+                tr.after(h('tr', { class: 'detail-row' }, h('td', { colspan: String(cols) }, entryDetail(e))));
+                btn.setAttribute('aria-expanded', 'true');
+              });
+              return btn;
+            },
+          },
+        ],
+        items,
+        { empty: 'Aucune activité.', rowAttrs: (e) => ({ 'data-kind': e.kind, 'data-id': String(e.id) }) },
+      );
+      return h('div', null, tbl, pager(data, (off) => navigate('journal', { ...state, offset: off })));
+    });
+  }
+
+  function loadCheckpoints() {
+    return loadInto(cpEl, async () => {
+      const data = await api.get('/admin/api/crawl-checkpoints', null, opts);
+      let rows = asList(data);
+      if (!rows.length && data && typeof data === 'object' && !Array.isArray(data) && !('items' in data)) {
+        rows = Object.entries(data).map(([key, value]) => ({ key, value }));
+      }
+      return table(
+        [
+          { label: 'Clé', render: (r) => fmtText(r.key ?? r.name) },
+          { label: 'Valeur', render: (r) => fmtText(r.value) },
+          { label: 'Mis à jour', render: (r) => fmtDate(r.updated_at) },
+        ],
+        rows,
+        { empty: 'Aucun point de reprise.' },
+      );
+    });
+  }
+
+  loadList();
+  loadCheckpoints();
+  return () => ctrl.abort();
+}

@@ -1,0 +1,87 @@
+// LLM & coûts: LLM calls (filters model, ma_id, city_null, q), totals, per-model table.
+import { api } from '../api.js';
+import { h, fmtNum, fmtDate, fmtText, fmtCost, table, field, select, kvList } from '../dom.js';
+import { navigate, formParams } from '../router.js';
+import { pager, loadInto } from '../ui.js';
+import { llmCallDetails } from './bands.js';
+
+export function mount(root, params) {
+  const state = Object.fromEntries([...params.entries()].filter(([, v]) => v !== ''));
+  const ctrl = new AbortController();
+  const opts = { signal: ctrl.signal };
+
+  const form = h('form', { class: 'filters', role: 'search', 'aria-label': 'Filtres des appels LLM' },
+    field('Modèle', h('input', { id: 'llm-model', name: 'model', value: state.model || '', list: 'llm-model-list', maxlength: '100' })),
+    h('datalist', { id: 'llm-model-list' }),
+    field('ma_id', h('input', { id: 'llm-ma_id', name: 'ma_id', value: state.ma_id || '', inputmode: 'numeric', pattern: '[0-9]*' })),
+    field('Ville nulle', select('city_null', [['', 'indifférent'], ['true', 'oui'], ['false', 'non']], state.city_null, { id: 'llm-city_null' })),
+    field('Lieu contient', h('input', { id: 'llm-q', name: 'q', type: 'search', value: state.q || '', maxlength: '100' })),
+    h('div', { class: 'field actions' },
+      h('button', { type: 'submit', class: 'primary', id: 'llm-submit' }, 'Filtrer'),
+      h('button', { type: 'button', onclick: () => navigate('llm', {}) }, 'Réinitialiser')));
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    navigate('llm', formParams(form));
+  });
+
+  const totalsEl = h('div');
+  const listEl = h('div');
+  const modelsEl = h('div');
+  root.append(
+    h('div', { class: 'view-head' }, h('h1', null, 'LLM & coûts')),
+    h('section', { 'aria-labelledby': 'h-llm-models' }, h('h2', { id: 'h-llm-models' }, 'Par modèle'), modelsEl),
+    h('section', { 'aria-labelledby': 'h-llm-calls' }, h('h2', { id: 'h-llm-calls' }, 'Appels'), form, totalsEl, listEl),
+  );
+
+  function loadModels() {
+    return loadInto(modelsEl, async () => {
+      const g = await api.get('/admin/api/geocoding', null, opts);
+      const models = Array.isArray(g?.llm_models) ? g.llm_models : [];
+      const dl = form.querySelector('#llm-model-list');
+      for (const m of models) if (m.model) dl.append(h('option', { value: m.model }));
+      return table(
+        [
+          { label: 'Modèle', render: (m) => h('a', { href: `#/llm?model=${encodeURIComponent(m.model ?? '')}` }, fmtText(m.model)) },
+          { label: 'Appels', render: (m) => fmtNum(m.calls), className: 'num' },
+          { label: 'Ville nulle', render: (m) => fmtNum(m.city_null), className: 'num' },
+          { label: 'Jetons prompt', render: (m) => fmtNum(m.prompt_tokens), className: 'num' },
+          { label: 'Jetons réponse', render: (m) => fmtNum(m.completion_tokens), className: 'num' },
+          { label: 'Coût', render: (m) => fmtCost(m.cost_usd), className: 'num' },
+        ],
+        models,
+        { empty: 'Aucun appel LLM.' },
+      );
+    });
+  }
+
+  function loadList() {
+    return loadInto(listEl, async () => {
+      const data = await api.get('/admin/api/llm', state, opts);
+      const items = Array.isArray(data?.items) ? data.items : [];
+      totalsEl.replaceChildren(kvList({ 'appels (filtre)': data?.totals?.calls ?? data?.total, 'coût (filtre)': fmtCost(data?.totals?.cost_usd) }));
+      return h('div', null,
+        table(
+          [
+            { label: 'Quand', render: (c) => fmtDate(c.created_at) },
+            {
+              label: 'Groupe',
+              render: (c) => h('a', { href: `#/bands?q=${encodeURIComponent(c.ma_id)}&open=${encodeURIComponent(c.ma_id)}` }, fmtText(c.band_name ?? c.ma_id)),
+            },
+            { label: 'Lieu', render: (c) => `${fmtText(c.location_raw)}${c.country ? ' (' + c.country + ')' : ''}` },
+            { label: 'Modèle', render: (c) => fmtText(c.model) },
+            { label: 'Ville extraite', render: (c) => fmtText(c.extraction && typeof c.extraction === 'object' ? c.extraction.city : c.extraction) },
+            { label: 'Jetons', render: (c) => `${fmtNum(c.prompt_tokens)} / ${fmtNum(c.completion_tokens)}`, className: 'num' },
+            { label: 'Coût', render: (c) => fmtCost(c.cost_usd), className: 'num' },
+            { label: 'Prompt / réponse', render: (c) => llmCallDetails(c) },
+          ],
+          items,
+          { empty: 'Aucun appel ne correspond.', rowAttrs: (c) => ({ 'data-id': String(c.id) }) },
+        ),
+        pager(data, (off) => navigate('llm', { ...state, offset: off })));
+    });
+  }
+
+  loadModels();
+  loadList();
+  return () => ctrl.abort();
+}

@@ -1,0 +1,171 @@
+// Localisations: what is stuck in geocoding. Filters status/place/band/country
+// in the hash query (#/locations?status=error), per-row requeue and manual
+// coordinates, bulk actions, counters from /admin/api/geocoding.
+import { api } from '../api.js';
+import { h, clear, fmtNum, fmtDate, fmtText, table, badge, field, select, DASH } from '../dom.js';
+import { navigate, formParams } from '../router.js';
+import { flash, actionButton, resultText, pager, loadInto, errorText } from '../ui.js';
+import { statusKind } from './bands.js';
+
+export const STATUSES = ['pending', 'processing', 'done', 'country_only', 'llm_needed', 'manual', 'error'];
+
+/** Client-side validation of manual coordinates → {lat, lon} or an error string. */
+export function parseCoords(latStr, lonStr) {
+  const norm = (s) => String(s).trim().replace(',', '.');
+  if (norm(latStr) === '' || norm(lonStr) === '') return 'Latitude et longitude sont requises.';
+  const lat = Number(norm(latStr));
+  const lon = Number(norm(lonStr));
+  if (!Number.isFinite(lat) || !Number.isFinite(lon)) return 'Coordonnées non numériques.';
+  if (lat < -90 || lat > 90) return 'La latitude doit être comprise entre -90 et 90.';
+  if (lon < -180 || lon > 180) return 'La longitude doit être comprise entre -180 et 180.';
+  return { lat, lon };
+}
+
+export function mount(root, params) {
+  const state = Object.fromEntries([...params.entries()].filter(([, v]) => v !== ''));
+  const ctrl = new AbortController();
+  const opts = { signal: ctrl.signal };
+
+  const form = h('form', { class: 'filters', role: 'search', 'aria-label': 'Filtres des localisations' },
+    field('Statut', select('status', [['', 'tous'], ...STATUSES.map((s) => [s, s])], state.status, { id: 'locations-status' })),
+    field('Lieu', h('input', { id: 'locations-place', name: 'place', type: 'search', value: state.place || '', maxlength: '100' })),
+    field('Groupe (nom ou ma_id)', h('input', { id: 'locations-band', name: 'band', value: state.band || '', maxlength: '100' })),
+    field('Pays', h('input', { id: 'locations-country', name: 'country', value: state.country || '', maxlength: '100' })),
+    field('Par page', select('limit', [['', '50'], ['100', '100'], ['500', '500']], state.limit, { id: 'locations-limit' })),
+    h('div', { class: 'field actions' },
+      h('button', { type: 'submit', class: 'primary', id: 'locations-submit' }, 'Filtrer'),
+      h('button', { type: 'button', onclick: () => navigate('locations', {}) }, 'Réinitialiser')),
+  );
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    navigate('locations', formParams(form));
+  });
+
+  const countersEl = h('div', { class: 'counters' });
+  const listEl = h('div');
+  const bulkResult = h('p', { class: 'muted', role: 'status', id: 'bulk-result' });
+
+  const bulk = (label, path, confirmText) => actionButton(label, () => api.post(path, {}), {
+    confirmText,
+    onDone: (res) => {
+      const text = `${label} : ${resultText(res)}`;
+      bulkResult.textContent = text;
+      flash(text, 'ok');
+      loadCounters();
+      loadList();
+    },
+  });
+
+  root.append(
+    h('div', { class: 'view-head' }, h('h1', null, 'Localisations')),
+    h('section', { 'aria-labelledby': 'h-loc-counters' }, h('h2', { id: 'h-loc-counters' }, 'Compteurs'), countersEl),
+    h('section', { 'aria-labelledby': 'h-loc-bulk' },
+      h('h2', { id: 'h-loc-bulk' }, 'Actions groupées'),
+      h('div', { class: 'toolbar' },
+        bulk('Relancer les erreurs', '/admin/api/locations/reset-errors'),
+        bulk('Relancer LLM / manuel', '/admin/api/locations/reset-llm', 'Remettre en file toutes les lignes llm_needed et manual ?'),
+        bulk('Tout remettre en file', '/admin/api/locations/requeue-all', 'Remettre en file TOUTES les lignes de localisation ?'),
+        bulk('Tout réinitialiser (efface les coordonnées)', '/admin/api/locations/reset-all',
+          'DESTRUCTIF : remettre en file toutes les lignes ET effacer leurs coordonnées ?'),
+        bulk('Purger le cache du fournisseur historique', '/admin/api/geocode-cache/purge-legacy-provider',
+          'DESTRUCTIF : supprimer les entrées de cache du fournisseur historique (nominatim) ?')),
+      bulkResult),
+    h('section', { 'aria-labelledby': 'h-loc-list' }, h('h2', { id: 'h-loc-list' }, 'Lignes'), form, listEl),
+  );
+
+  function loadCounters() {
+    return loadInto(countersEl, async () => {
+      const g = await api.get('/admin/api/geocoding', null, opts);
+      const byStatus = g?.by_status && typeof g.by_status === 'object' ? g.by_status : {};
+      const chips = h('div', { class: 'stat-chips' });
+      for (const [k, v] of Object.entries(byStatus)) {
+        chips.append(h('a', { class: `stat-chip badge-${statusKind(k)}`, href: `#/locations?status=${encodeURIComponent(k)}` },
+          h('span', { class: 'stat-num' }, fmtNum(v)), h('span', null, k)));
+      }
+      const providers = Array.isArray(g?.providers) ? g.providers : [];
+      return h('div', null, chips,
+        h('p', { class: 'muted' }, `Cache : ${fmtNum(g?.cache?.entries)} entrée(s)`),
+        table(
+          [
+            { label: 'Fournisseur', render: (p) => fmtText(p.provider) },
+            { label: 'Lignes', render: (p) => fmtNum(p.count), className: 'num' },
+            { label: 'Confiance moyenne', render: (p) => fmtNum(p.avg_confidence, 2), className: 'num' },
+          ],
+          providers,
+          { empty: 'Aucun fournisseur.', caption: 'Par fournisseur' },
+        ));
+    });
+  }
+
+  function loadList() {
+    return loadInto(listEl, async () => {
+      const q = { ...state };
+      const data = await api.get('/admin/api/locations', q, opts);
+      const items = Array.isArray(data?.items) ? data.items : [];
+      return h('div', null,
+        h('p', { class: 'muted', 'aria-live': 'polite' }, `${fmtNum(data?.total)} ligne(s)`),
+        table(
+          [
+            { label: 'Id', render: (l) => fmtText(l.id) },
+            { label: 'Groupe', render: (l) => h('a', { href: `#/bands?q=${encodeURIComponent(l.ma_id)}&open=${encodeURIComponent(l.ma_id)}` }, fmtText(l.band_name ?? l.ma_id)) },
+            { label: 'Étape', render: (l) => `${fmtText(l.step_order)}${l.step_label ? ' · ' + l.step_label : ''}` },
+            { label: 'Lieu', render: (l) => fmtText(l.location_raw) },
+            { label: 'Pays', render: (l) => fmtText(l.country) },
+            { label: 'Statut', render: (l) => badge(fmtText(l.status), statusKind(l.status)) },
+            { label: 'Essais', render: (l) => fmtNum(l.attempts), className: 'num' },
+            { label: 'Erreur', render: (l) => h('span', { class: 'error-text' }, fmtText(l.error)) },
+            { label: 'Fournisseur', render: (l) => fmtText(l.provider) },
+            { label: 'Conf.', render: (l) => fmtNum(l.confidence, 2), className: 'num' },
+            { label: 'Coord.', render: (l) => (l.lat === null || l.lat === undefined ? DASH : `${fmtNum(l.lat, 4)}, ${fmtNum(l.lon, 4)}`) },
+            { label: 'Requête', render: (l) => fmtText(l.query) },
+            { label: 'Modifié', render: (l) => fmtDate(l.updated_at) },
+            { label: 'Actions', render: (l) => rowActions(l) },
+          ],
+          items,
+          { empty: 'Aucune ligne ne correspond.', rowAttrs: (l) => ({ 'data-location-id': String(l.id) }) },
+        ),
+        pager(data, (off) => navigate('locations', { ...state, offset: off })),
+      );
+    });
+  }
+
+  function rowActions(l) {
+    const requeue = actionButton('Relancer', () => api.post(`/admin/api/locations/${encodeURIComponent(l.id)}/requeue`, {}), {
+      onDone: () => { flash(`Ligne ${l.id} remise en file.`, 'ok'); loadList(); loadCounters(); },
+    });
+    const latIn = h('input', { name: 'lat', id: `lat-${l.id}`, inputmode: 'decimal', size: '9', value: l.lat ?? '', placeholder: '48.85' });
+    const lonIn = h('input', { name: 'lon', id: `lon-${l.id}`, inputmode: 'decimal', size: '9', value: l.lon ?? '', placeholder: '2.35' });
+    const msg = h('span', { class: 'form-msg', role: 'status' });
+    const save = h('button', { type: 'submit' }, 'Enregistrer');
+    const coordForm = h('form', { class: 'coord-form', 'aria-label': `Coordonnées manuelles de la ligne ${l.id}` },
+      field('Lat', latIn), field('Lon', lonIn), save, msg);
+    coordForm.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      const parsed = parseCoords(latIn.value, lonIn.value);
+      if (typeof parsed === 'string') {
+        msg.textContent = parsed;
+        latIn.setAttribute('aria-invalid', 'true');
+        lonIn.setAttribute('aria-invalid', 'true');
+        return;
+      }
+      latIn.removeAttribute('aria-invalid');
+      lonIn.removeAttribute('aria-invalid');
+      save.disabled = true;
+      try {
+        await api.patch(`/admin/api/locations/${encodeURIComponent(l.id)}`, parsed);
+        flash(`Ligne ${l.id} : coordonnées enregistrées (${parsed.lat}, ${parsed.lon}).`, 'ok');
+        loadList();
+        loadCounters();
+      } catch (err) {
+        msg.textContent = errorText(err);
+      } finally {
+        save.disabled = false;
+      }
+    });
+    return h('div', { class: 'row-actions' }, requeue, h('details', null, h('summary', null, 'Coordonnées manuelles'), coordForm));
+  }
+
+  loadCounters();
+  loadList();
+  return () => ctrl.abort();
+}

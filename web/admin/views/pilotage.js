@@ -1,0 +1,417 @@
+// Pilotage: "is it running". Health cards, running runs, pending jobs, job
+// buttons, stats/queue, auto-refresh every 15 s, and a live log monitor.
+import { api } from '../api.js';
+import { h, clear, fmtNum, fmtDate, fmtAgo, fmtText, asList, table, badge, kvList, DASH } from '../dom.js';
+import { flash, errorBox, actionButton, resultText, errorText } from '../ui.js';
+
+export const OVERVIEW_REFRESH_MS = 15000;
+export const MONITOR_INTERVALS = [3, 5, 10, 30];
+export const LOG_BUFFER_MAX = 500;
+
+const JOBS = [
+  ['incremental', 'Crawl incrémental', true],
+  ['enrich', 'Enrichissement', true],
+  ['full_crawl', 'Crawl complet', true],
+  ['geocoder_enqueue', 'Remplir la file de géocodage', false],
+];
+
+const CRAWLER_TYPES = new Set(['incremental', 'enrich', 'full_crawl']);
+
+/** Is the crawler heartbeat alive? → {alive, reason} */
+export function crawlerStatus(healthRows) {
+  const row = healthRows.find((r) => r && r.service === 'crawler');
+  if (!row) return { alive: false, reason: 'Aucun battement de cœur du crawler : le service crawler ne tourne pas.' };
+  if (row.stale) {
+    return { alive: false, reason: `Battement de cœur du crawler périmé (dernier : ${fmtDate(row.last_write_at)}) : le crawler semble arrêté.` };
+  }
+  return { alive: true, reason: '' };
+}
+
+function stateBadge(row) {
+  if (row.stale) return badge('périmé', 'bad');
+  if (row.state === 'ok') return badge('ok', 'ok');
+  if (row.state === 'degraded') return badge('dégradé', 'warn');
+  return badge(fmtText(row.state), 'warn');
+}
+
+function healthCards(rows) {
+  if (!rows.length) return h('p', { class: 'empty' }, 'Aucun service n’a encore écrit de battement de cœur.');
+  const grid = h('div', { class: 'cards' });
+  for (const row of rows) {
+    const checks = row.checks && typeof row.checks === 'object' ? row.checks : {};
+    const list = h('ul', { class: 'checks' });
+    for (const [k, v] of Object.entries(checks)) {
+      let ok = null;
+      let detail = '';
+      if (typeof v === 'boolean') ok = v;
+      else if (v && typeof v === 'object') {
+        if ('ok' in v) ok = !!v.ok;
+        detail = v.message ?? v.error ?? v.detail ?? '';
+        if (detail && typeof detail === 'object') detail = JSON.stringify(detail);
+        else if (detail !== '') detail = fmtText(detail);
+        if (!detail) {
+          const rest = { ...v };
+          delete rest.ok;
+          if (Object.keys(rest).length) detail = JSON.stringify(rest);
+        }
+      } else detail = fmtText(v);
+      list.append(
+        h('li', { class: ok === false ? 'bad' : ok === true ? 'good' : '' },
+          h('span', { class: 'check-mark', 'aria-hidden': 'true' }, ok === false ? '✗' : ok === true ? '✓' : '•'),
+          h('span', { class: 'sr-only' }, ok === false ? 'échec : ' : ok === true ? 'ok : ' : ''),
+          h('strong', null, k), detail ? ` ${detail}` : ''),
+      );
+    }
+    grid.append(
+      h('article', { class: `card health ${row.stale ? 'is-stale' : ''} state-${row.state || 'unknown'}`, 'data-service': row.service || '' },
+        h('h3', null, fmtText(row.service), ' ', stateBadge(row)),
+        h('p', { class: 'muted' }, 'Dernière écriture : ', fmtDate(row.last_write_at), ' (', fmtAgo(row.last_write_at), ')'),
+        list.childNodes.length ? list : h('p', { class: 'muted' }, 'Pas de vérifications.'),
+      ),
+    );
+  }
+  return grid;
+}
+
+/** Progress from a run's stats object, when it has numbers we can read. */
+function runProgress(stats) {
+  if (!stats || typeof stats !== 'object') return null;
+  const total = Number(stats.total ?? stats.total_bands ?? stats.countries_total);
+  const done = Number(stats.processed ?? stats.done ?? stats.bands ?? stats.countries_done);
+  if (Number.isFinite(total) && total > 0 && Number.isFinite(done)) {
+    const pct = Math.max(0, Math.min(100, (done / total) * 100));
+    return h('div', { class: 'progress-line' },
+      h('progress', { max: String(total), value: String(done), 'aria-label': 'Progression' }),
+      ` ${fmtNum(done)} / ${fmtNum(total)} (${pct.toFixed(0)} %)`);
+  }
+  return null;
+}
+
+function statsChips(stats) {
+  if (!stats || typeof stats !== 'object') return DASH;
+  const wrap = h('span', { class: 'chips' });
+  for (const [k, v] of Object.entries(stats)) {
+    wrap.append(h('span', { class: 'chip' }, `${k}=${typeof v === 'number' ? fmtNum(v) : fmtText(v)}`));
+  }
+  return wrap;
+}
+
+function keyCountList(title, list, max = 10) {
+  const items = asList(list);
+  const top = items.slice(0, max);
+  const mk = (rows) => table(
+    [
+      { label: 'Clé', render: (r) => fmtText(r.key) },
+      { label: 'Nombre', render: (r) => fmtNum(r.count), className: 'num' },
+    ],
+    rows,
+  );
+  const box = h('div', { class: 'keycount' }, h('h4', null, title), mk(top));
+  if (items.length > max) {
+    box.append(h('details', null, h('summary', null, `Tout afficher (${items.length})`), mk(items)));
+  }
+  return box;
+}
+
+export function mount(root) {
+  let timer = null;
+  let busy = false;
+  let destroyed = false;
+  const ctrl = new AbortController();
+
+  const stamp = h('span', { class: 'muted', 'aria-live': 'polite' });
+  const autoBox = h('input', { type: 'checkbox', id: 'pilotage-auto', checked: true });
+  const refreshBtn = h('button', { type: 'button', id: 'pilotage-refresh', onclick: () => refresh() }, 'Actualiser');
+
+  const loading = () => h('div', null, h('p', { class: 'muted' }, 'Chargement…'));
+  const secHealth = loading();
+  const secRuns = loading();
+  const secJobs = loading();
+  const secGeocoder = loading();
+  const secQueue = loading();
+  const secStats = loading();
+  const crawlerReason = h('p', { class: 'reason', id: 'crawler-reason', role: 'status' });
+
+  const jobButtons = JOBS.map(([type, label, crawler]) => {
+    const btn = actionButton(label, () => api.post('/admin/api/job-triggers', { job_type: type }), {
+      className: 'primary',
+      onDone: (res) => {
+        flash(`${label} : demande enregistrée (${resultText(res)}).`, 'ok');
+        refresh();
+      },
+    });
+    btn.dataset.jobType = type;
+    if (crawler) btn.setAttribute('aria-describedby', 'crawler-reason');
+    return btn;
+  });
+  const cleanupBtn = actionButton('Nettoyer les exécutions bloquées', () => api.post('/admin/api/crawl-runs/cleanup', {}), {
+    confirmText: 'Fermer les exécutions restées « running » depuis plus de 30 minutes ?',
+    onDone: (res) => {
+      flash(`Nettoyage : ${resultText(res)}.`, 'ok');
+      refresh();
+    },
+  });
+
+  root.append(
+    h('div', { class: 'view-head' },
+      h('h1', null, 'Pilotage'),
+      h('div', { class: 'toolbar' },
+        h('label', { class: 'inline', for: 'pilotage-auto' }, autoBox, ` Actualisation auto (${OVERVIEW_REFRESH_MS / 1000} s)`),
+        refreshBtn, stamp)),
+    h('section', { 'aria-labelledby': 'h-health' }, h('h2', { id: 'h-health' }, 'Services'), secHealth),
+    h('section', { 'aria-labelledby': 'h-jobs' },
+      h('h2', { id: 'h-jobs' }, 'Lancer une tâche'),
+      h('div', { class: 'toolbar' }, jobButtons, cleanupBtn),
+      crawlerReason),
+    h('section', { 'aria-labelledby': 'h-runs' }, h('h2', { id: 'h-runs' }, 'Exécutions en cours'), secRuns),
+    h('section', { 'aria-labelledby': 'h-pending' }, h('h2', { id: 'h-pending' }, 'Demandes en attente'), secJobs),
+    h('div', { class: 'two-col' },
+      h('section', { 'aria-labelledby': 'h-geo' }, h('h2', { id: 'h-geo' }, 'Géocodage'), secGeocoder),
+      h('section', { 'aria-labelledby': 'h-queue' }, h('h2', { id: 'h-queue' }, 'File d’enrichissement'), secQueue)),
+    h('section', { 'aria-labelledby': 'h-stats' }, h('h2', { id: 'h-stats' }, 'Statistiques'), secStats),
+  );
+  const monitor = liveMonitor();
+  root.append(monitor.el);
+
+  function renderRuns(runs) {
+    clear(secRuns).append(table(
+      [
+        { label: 'Id', render: (r) => fmtText(r.id) },
+        { label: 'Type', render: (r) => fmtText(r.type) },
+        { label: 'Statut', render: (r) => h('span', null, badge(fmtText(r.status), 'info'), r.cancel_requested ? h('span', { class: 'muted' }, ' annulation demandée') : null) },
+        { label: 'Démarré', render: (r) => `${fmtDate(r.started_at)} (${fmtAgo(r.started_at)})` },
+        { label: 'Progression', render: (r) => h('div', null, runProgress(r.stats), statsChips(r.stats)) },
+        {
+          label: 'Action',
+          render: (r) => r.cancel_requested
+            ? h('span', { class: 'muted' }, 'annulation en cours…')
+            : actionButton('Annuler', () => api.post(`/admin/api/crawl-runs/${encodeURIComponent(r.id)}/cancel`, {}), {
+              confirmText: `Demander l’annulation de l’exécution ${r.id} (${r.type}) ?`,
+              onDone: () => { flash(`Annulation demandée pour l’exécution ${r.id}.`, 'ok'); refresh(); },
+            }),
+        },
+      ],
+      runs,
+      { empty: 'Aucune exécution en cours.' },
+    ));
+  }
+
+  function renderPending(jobs) {
+    clear(secJobs).append(table(
+      [
+        { label: 'Id', render: (r) => fmtText(r.id) },
+        { label: 'Type', render: (r) => fmtText(r.job_type ?? r.type) },
+        { label: 'Statut', render: (r) => fmtText(r.status ?? 'pending') },
+        { label: 'Créée', render: (r) => fmtDate(r.created_at ?? r.requested_at) },
+        { label: 'Par', render: (r) => fmtText(r.requested_by ?? r.username) },
+        {
+          label: 'Action',
+          render: (r) => actionButton('Annuler', () => api.post(`/admin/api/job-triggers/${encodeURIComponent(r.id)}/cancel`, {}), {
+            onDone: () => { flash(`Demande ${r.id} annulée.`, 'ok'); refresh(); },
+          }),
+        },
+      ],
+      jobs,
+      { empty: 'Aucune demande en attente.' },
+    ));
+  }
+
+  function renderGeocoder(geo) {
+    clear(secGeocoder);
+    if (!geo || typeof geo !== 'object') {
+      secGeocoder.append(h('p', { class: 'empty' }, 'Pas de données.'));
+      return;
+    }
+    const counts = {};
+    for (const [k, v] of Object.entries(geo)) {
+      if (v !== null && typeof v === 'object') Object.assign(counts, v);
+      else counts[k] = v;
+    }
+    secGeocoder.append(kvList(counts));
+  }
+
+  function renderQueue(queue, enrichQueue) {
+    clear(secQueue);
+    if (!queue) {
+      secQueue.append(kvList({ total: enrichQueue }));
+      return;
+    }
+    secQueue.append(kvList({ total: queue.total, ...(queue.by_priority || {}) }));
+    const next = asList(queue.next);
+    if (next.length) {
+      secQueue.append(h('details', null, h('summary', null, `Prochains groupes (${next.length})`), table(
+        [
+          { label: 'ma_id', render: (r) => h('a', { href: `#/bands?q=${encodeURIComponent(r.ma_id)}&open=${encodeURIComponent(r.ma_id)}` }, fmtText(r.ma_id)) },
+          { label: 'Nom', render: (r) => fmtText(r.name) },
+          { label: 'Priorité', render: (r) => fmtText(r.priority ?? r.reason) },
+        ],
+        next,
+      )));
+    }
+  }
+
+  function renderStats(stats) {
+    clear(secStats);
+    secStats.append(
+      kvList({ 'groupes': stats.bands_total, 'enrichis': stats.enriched, 'géocodés': stats.geocoded }),
+      h('div', { class: 'three-col' },
+        keyCountList('Par pays', stats.by_country),
+        keyCountList('Par genre (mot-clé)', stats.by_genre_keyword),
+        keyCountList('Par statut', stats.by_status)),
+    );
+  }
+
+  function updateJobButtons(healthRows) {
+    const { alive, reason } = crawlerStatus(healthRows);
+    for (const btn of jobButtons) {
+      if (CRAWLER_TYPES.has(btn.dataset.jobType)) {
+        btn.disabled = !alive;
+        btn.title = alive ? '' : reason;
+      }
+    }
+    crawlerReason.textContent = alive ? '' : reason;
+    crawlerReason.hidden = alive;
+  }
+
+  async function refresh() {
+    if (busy || destroyed) return;
+    busy = true;
+    refreshBtn.disabled = true;
+    const opts = { signal: ctrl.signal };
+    const [live, health, stats, queue] = await Promise.allSettled([
+      api.get('/admin/api/live', null, opts),
+      api.get('/admin/api/health', null, opts),
+      api.get('/admin/api/stats', null, opts),
+      api.get('/admin/api/queue', null, opts),
+    ]);
+    busy = false;
+    refreshBtn.disabled = false;
+    if (destroyed) return;
+
+    let healthRows = [];
+    if (health.status === 'fulfilled') healthRows = asList(health.value);
+    else if (live.status === 'fulfilled') healthRows = asList(live.value?.services);
+    if (health.status === 'fulfilled' || live.status === 'fulfilled') {
+      clear(secHealth).append(healthCards(healthRows));
+      updateJobButtons(healthRows);
+    } else {
+      clear(secHealth).append(errorBox(health.reason));
+    }
+
+    if (live.status === 'fulfilled') {
+      const lv = live.value || {};
+      renderRuns(asList(lv.runs));
+      renderPending(asList(lv.pending_jobs));
+      renderGeocoder(lv.geocoder);
+    } else {
+      for (const s of [secRuns, secJobs, secGeocoder]) clear(s).append(errorBox(live.reason));
+    }
+    if (queue.status === 'fulfilled') renderQueue(queue.value, live.value?.enrich_queue);
+    else clear(secQueue).append(errorBox(queue.reason));
+    if (stats.status === 'fulfilled') renderStats(stats.value || {});
+    else clear(secStats).append(errorBox(stats.reason));
+
+    stamp.textContent = `Actualisé à ${new Date().toLocaleTimeString('fr-FR')}`;
+  }
+
+  function schedule() {
+    clearInterval(timer);
+    timer = autoBox.checked ? setInterval(refresh, OVERVIEW_REFRESH_MS) : null;
+  }
+  autoBox.addEventListener('change', schedule);
+
+  refresh();
+  schedule();
+
+  return () => {
+    destroyed = true;
+    clearInterval(timer);
+    ctrl.abort();
+    monitor.stop();
+  };
+}
+
+/** Live monitor: streams log lines with min_id; refresh 3/5/10/30 s; buffer ≤ 500 lines. */
+function liveMonitor() {
+  let timer = null;
+  let lastId = null;
+  let running = true;
+  let inFlight = false;
+  const lines = []; // {id, at, level, message, run_id}
+
+  const intervalSel = h('select', { id: 'monitor-interval', name: 'interval' },
+    MONITOR_INTERVALS.map((s) => h('option', { value: String(s), selected: s === 5 }, `${s} s`)));
+  const toggle = h('button', { type: 'button', id: 'monitor-toggle', 'aria-pressed': 'false' }, 'Pause');
+  const clearBtn = h('button', { type: 'button' }, 'Vider');
+  const status = h('span', { class: 'muted', 'aria-live': 'polite' });
+  const list = h('ol', { class: 'log-lines', id: 'monitor-lines', 'aria-label': 'Lignes de journal', tabindex: '0' });
+
+  const el = h('section', { 'aria-labelledby': 'h-monitor', class: 'monitor' },
+    h('h2', { id: 'h-monitor' }, 'Moniteur en direct'),
+    h('div', { class: 'toolbar' },
+      h('label', { for: 'monitor-interval' }, 'Rafraîchissement'), intervalSel, toggle, clearBtn, status),
+    list);
+
+  function renderLines(newLines) {
+    const stick = list.scrollTop + list.clientHeight >= list.scrollHeight - 20;
+    for (const l of newLines) {
+      list.append(h('li', { class: `log level-${String(l.level || '').toLowerCase()}` },
+        h('span', { class: 'log-at' }, fmtDate(l.at)), ' ',
+        h('span', { class: 'log-level' }, fmtText(l.level)), ' ',
+        l.run_id !== null && l.run_id !== undefined ? h('span', { class: 'log-run' }, `#${l.run_id} `) : null,
+        h('span', { class: 'log-msg' }, fmtText(l.message))));
+    }
+    while (list.childElementCount > LOG_BUFFER_MAX) list.firstElementChild.remove();
+    if (stick) list.scrollTop = list.scrollHeight;
+  }
+
+  async function tick() {
+    if (!running || inFlight) return;
+    inFlight = true;
+    try {
+      let items;
+      if (lastId === null) {
+        // First call: the latest lines (order unspecified without min_id → sort).
+        items = asList(await api.get('/admin/api/logs', { limit: 100 }));
+      } else {
+        items = asList(await api.get('/admin/api/logs', { min_id: lastId, limit: LOG_BUFFER_MAX }));
+      }
+      items = items.filter((l) => l && l.id !== undefined).sort((a, b) => Number(a.id) - Number(b.id));
+      if (lastId !== null) items = items.filter((l) => Number(l.id) > lastId);
+      if (items.length) {
+        lastId = Number(items[items.length - 1].id);
+        lines.push(...items);
+        if (lines.length > LOG_BUFFER_MAX) lines.splice(0, lines.length - LOG_BUFFER_MAX);
+        renderLines(items.slice(-LOG_BUFFER_MAX));
+      } else if (lastId === null) {
+        lastId = 0;
+      }
+      status.textContent = `${lines.length} lignes (max ${LOG_BUFFER_MAX}) — ${new Date().toLocaleTimeString('fr-FR')}`;
+    } catch (e) {
+      if (e.code !== 'aborted') status.textContent = `Erreur : ${errorText(e)}`;
+    } finally {
+      inFlight = false;
+    }
+  }
+
+  function schedule() {
+    clearInterval(timer);
+    timer = running ? setInterval(tick, Number(intervalSel.value) * 1000) : null;
+  }
+  intervalSel.addEventListener('change', schedule);
+  toggle.addEventListener('click', () => {
+    running = !running;
+    toggle.textContent = running ? 'Pause' : 'Reprendre';
+    toggle.setAttribute('aria-pressed', running ? 'false' : 'true');
+    if (running) tick();
+    schedule();
+  });
+  clearBtn.addEventListener('click', () => {
+    lines.length = 0;
+    clear(list);
+  });
+
+  tick();
+  schedule();
+  return { el, stop: () => { running = false; clearInterval(timer); } };
+}

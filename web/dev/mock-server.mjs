@@ -1,0 +1,421 @@
+#!/usr/bin/env node
+// Throwaway-but-useful dev tool: serves web/ exactly as `bandmap serve` will
+// (/ → map/index.html, /map/*, /vendor/*, /admin/*) with an in-memory mock of
+// the API shapes of CONTRACT §4–§7. Lets front-end work and the browser tests
+// run without PostgreSQL or the Rust binary.
+//
+//   node web/dev/mock-server.mjs            # http://127.0.0.1:8090, admin / admin-password
+//   PORT=9000 node web/dev/mock-server.mjs
+//
+// The web tests start it automatically when BANDMAP_URL is unset.
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const WEB = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const MOCK_USER = 'admin';
+export const MOCK_PASSWORD = 'admin-password';
+export const XSS_NAME = '<img src=x onerror=alert(1)>';
+
+const MIME = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8', '.json': 'application/json', '.geojson': 'application/geo+json',
+  '.png': 'image/png', '.svg': 'image/svg+xml', '.ico': 'image/x-icon',
+};
+
+// ---------- data ----------
+const CITIES = [
+  ['Oslo', 'Norway', 59.91, 10.75], ['Bergen', 'Norway', 60.39, 5.32], ['Stockholm', 'Sweden', 59.33, 18.07],
+  ['Gothenburg', 'Sweden', 57.71, 11.97], ['Helsinki', 'Finland', 60.17, 24.94], ['Tampere', 'Finland', 61.5, 23.76],
+  ['Berlin', 'Germany', 52.52, 13.4], ['Essen', 'Germany', 51.46, 7.01], ['Paris', 'France', 48.86, 2.35],
+  ['Lyon', 'France', 45.76, 4.84], ['Warsaw', 'Poland', 52.23, 21.01], ['Kraków', 'Poland', 50.06, 19.94],
+  ['London', 'United Kingdom', 51.51, -0.13], ['Birmingham', 'United Kingdom', 52.49, -1.9], ['Athens', 'Greece', 37.98, 23.73],
+  ['Madrid', 'Spain', 40.42, -3.7], ['Rome', 'Italy', 41.9, 12.5], ['Prague', 'Czechia', 50.08, 14.44],
+];
+const GENRES = ['Black Metal', 'Death Metal', 'Black/Death Metal', 'Doom Metal', 'Thrash Metal', 'Heavy Metal', 'Progressive Death Metal'];
+const STATUSES = ['Active', 'Split-up', 'On hold'];
+const GEO_STATUSES = ['done', 'done', 'done', 'done', 'country_only', 'error', 'llm_needed', 'pending', 'manual'];
+
+function makeData() {
+  const bands = [];
+  const locations = [];
+  let locId = 1;
+  for (let i = 0; i < 60; i++) {
+    const c = CITIES[i % CITIES.length];
+    const maId = 1000 + i;
+    const jitter = ((i * 37) % 17) / 100;
+    const name = i === 7 ? XSS_NAME : `Band ${String.fromCharCode(65 + (i % 26))}${i}`;
+    const b = {
+      ma_id: maId, name, country: c[1], country_code: c[1].slice(0, 2).toUpperCase(),
+      location_text: i % 5 === 0 ? `${c[0]} (early); ${CITIES[(i + 3) % CITIES.length][0]} (later)` : c[0],
+      genre: GENRES[i % GENRES.length], themes: i % 2 ? 'Darkness, Death' : 'War, History',
+      status: STATUSES[i % STATUSES.length], formed_year: 1985 + (i % 35),
+      lat: c[2] + jitter, lon: c[3] + jitter, enriched: i % 3 !== 0, enrich_pending: i % 7 === 0,
+      locked_fields: i % 6 === 0 ? ['genre'] : [], crawler_pending: i % 6 === 0 ? { genre: 'Upstream Genre Metal' } : {},
+      updated_at: new Date(Date.now() - i * 3600e3).toISOString(), crawled_at: new Date(Date.now() - i * 7200e3).toISOString(),
+      first_seen_at: '2025-01-01T00:00:00Z', data: { url: `https://www.metal-archives.com/bands/x/${maId}` },
+      band_page: { lyrical_themes: 'Darkness', location: c[0] },
+    };
+    b.url = b.data.url;
+    bands.push(b);
+    const steps = i % 5 === 0 ? [c, CITIES[(i + 3) % CITIES.length]] : [c];
+    steps.forEach((s, k) => {
+      const st = k === 0 ? GEO_STATUSES[i % GEO_STATUSES.length] : 'done';
+      const located = st === 'done' || st === 'country_only' || st === 'manual';
+      locations.push({
+        id: locId++, ma_id: maId, band_name: name, step_order: k, step_label: k === 0 ? 'origin' : 'later',
+        location_raw: s[0], country: s[1], status: st, attempts: st === 'error' ? 3 : 1,
+        error: st === 'error' ? `provider said: <b>bad</b> request for ${s[0]}` : null,
+        provider: located ? 'geoapify' : null, confidence: st === 'country_only' ? 0.1 : located ? 0.93 : null,
+        granularity: located ? 'city' : null, lat: located ? s[2] + jitter : null, lon: located ? s[3] + jitter : null,
+        query: `${s[0]}, ${s[1]}`, updated_at: new Date().toISOString(),
+      });
+    });
+  }
+  const llm = bands.slice(0, 8).map((b, i) => ({
+    id: i + 1, created_at: new Date(Date.now() - i * 60e3).toISOString(), ma_id: b.ma_id, band_name: b.name,
+    location_raw: b.location_text, country: b.country, model: i % 2 ? 'llama-3.1-8b-instant' : 'llama-3.3-70b-versatile',
+    extraction: { city: i % 3 ? CITIES[i][0] : null, region: null, country: b.country, confidence: 0.8 },
+    prompt_tokens: 120 + i, completion_tokens: 30 + i, cost_usd: i === 3 ? null : 0.00012 * (i + 1),
+    prompt: `Extract the city from: "${b.location_text}" <script>alert(1)</script>`, response: '{"city": null}',
+  }));
+  return { bands, locations, llm };
+}
+
+const state = {
+  ...makeData(),
+  runs: [
+    { id: 41, type: 'full_crawl', status: 'running', cancel_requested: false, started_at: new Date(Date.now() - 600e3).toISOString(), finished_at: null, stats: { processed: 120, total: 400, failed: 2 }, error: null },
+    { id: 40, type: 'incremental', status: 'error', cancel_requested: false, started_at: new Date(Date.now() - 86400e3).toISOString(), finished_at: new Date(Date.now() - 86000e3).toISOString(), stats: { processed: 10 }, error: 'scraped: <script>alert("x")</script> Just a moment...' },
+    { id: 39, type: 'geocoder_enqueue', status: 'success', cancel_requested: false, started_at: new Date(Date.now() - 90000e3).toISOString(), finished_at: new Date(Date.now() - 89000e3).toISOString(), stats: { inserted: 12, failed: 0 }, error: null },
+  ],
+  jobs: [{ id: 7, job_type: 'enrich', status: 'pending', created_at: new Date().toISOString() }],
+  audit: [{ id: 3, at: new Date(Date.now() - 3000e3).toISOString(), username: 'admin', action: 'band.patch', target: '1000', before: { genre: 'Black Metal' }, after: { genre: 'Raw Black Metal' } }],
+  logs: [],
+  nextJobId: 8,
+  crawlerAlive: true,
+  failures: new Map(),
+};
+for (let i = 1; i <= 30; i++) state.logs.push({ id: i, run_id: 41, at: new Date(Date.now() - (30 - i) * 1000).toISOString(), level: i % 10 === 0 ? 'WARN' : 'INFO', message: `band ${1000 + i} processed <i>ok</i>` });
+setInterval(() => {
+  const id = state.logs.length + 1;
+  state.logs.push({ id, run_id: 41, at: new Date().toISOString(), level: 'INFO', message: `tick ${id}` });
+}, 2000).unref();
+
+// ---------- helpers ----------
+function send(res, status, body, headers = {}) {
+  const payload = body === undefined ? '' : JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers });
+  res.end(payload);
+}
+const err = (res, status, code, message, headers) => send(res, status, { error: { code, message } }, headers);
+function page(items, q) {
+  const limit = Math.min(500, Number(q.get('limit') || 50));
+  const offset = Number(q.get('offset') || 0);
+  return { items: items.slice(offset, offset + limit), total: items.length, limit, offset };
+}
+const has = (hay, needle) => String(hay ?? '').toLowerCase().includes(String(needle).toLowerCase());
+const boolQ = (q, k) => (q.has(k) && q.get(k) !== '' ? ['true', '1'].includes(q.get(k)) : null);
+async function readBody(req) {
+  const chunks = [];
+  for await (const c of req) chunks.push(c);
+  const t = Buffer.concat(chunks).toString();
+  return t ? JSON.parse(t) : {};
+}
+function authed(req) {
+  return /(?:^|;\s*)bandmap_session=ok/.test(req.headers.cookie || '');
+}
+
+function serveStatic(req, res, pathname) {
+  let rel;
+  if (pathname === '/' || pathname === '/index.html') rel = 'map/index.html';
+  else if (pathname === '/admin' || pathname === '/admin/') rel = 'admin/index.html';
+  else if (/^\/(map|vendor|admin)\//.test(pathname)) rel = pathname.slice(1);
+  else return err(res, 404, 'not_found', 'not found');
+  const file = path.resolve(WEB, rel);
+  if (!file.startsWith(WEB + path.sep)) return err(res, 404, 'not_found', 'not found');
+  fs.readFile(file, (e, buf) => {
+    if (e) return err(res, 404, 'not_found', 'not found');
+    res.writeHead(200, { 'Content-Type': MIME[path.extname(file)] || 'application/octet-stream', 'Cache-Control': 'no-cache' });
+    res.end(buf);
+  });
+}
+
+function clusters(q) {
+  const bbox = (q.get('bbox') || '-180,-90,180,90').split(',').map(Number);
+  const zoom = Number(q.get('zoom') ?? 3);
+  if (bbox.length !== 4 || bbox.some((n) => !Number.isFinite(n))) return null;
+  const [minLon, minLat, maxLon, maxLat] = bbox;
+  const byId = new Map(state.bands.map((b) => [b.ma_id, b]));
+  const pts = [];
+  for (const l of state.locations) {
+    if (l.status !== 'done' && l.status !== 'country_only') continue;
+    const b = byId.get(l.ma_id);
+    if (q.get('genre') && !has(b.genre, q.get('genre'))) continue;
+    if (q.get('country') && String(b.country).toLowerCase() !== q.get('country').toLowerCase()) continue;
+    if (q.get('status') && String(b.status).toLowerCase() !== q.get('status').toLowerCase()) continue;
+    if (q.get('year_min') && b.formed_year < Number(q.get('year_min'))) continue;
+    if (q.get('year_max') && b.formed_year > Number(q.get('year_max'))) continue;
+    if (l.lon < minLon || l.lon > maxLon || l.lat < minLat || l.lat > maxLat) continue;
+    pts.push({ l, b });
+  }
+  const feature = (lon, lat, props) => ({ type: 'Feature', geometry: { type: 'Point', coordinates: [lon, lat] }, properties: props });
+  const point = ({ l, b }) => feature(l.lon, l.lat, {
+    cluster: false, ma_id: b.ma_id, name: b.name, genre: b.genre, country: b.country, status: b.status, formed_year: b.formed_year,
+    location_id: l.id, location_raw: l.location_raw, step_label: l.step_label, step_order: l.step_order,
+  });
+  if (zoom >= 17) return { type: 'FeatureCollection', features: pts.map(point) };
+  const cell = (360 / (256 * 2 ** zoom)) * 60;
+  const cells = new Map();
+  for (const p of pts) {
+    const k = `${Math.floor(p.l.lon / cell)}:${Math.floor(p.l.lat / cell)}`;
+    if (!cells.has(k)) cells.set(k, []);
+    cells.get(k).push(p);
+  }
+  const features = [];
+  for (const group of cells.values()) {
+    if (group.length === 1) features.push(point(group[0]));
+    else {
+      const lon = group.reduce((s, p) => s + p.l.lon, 0) / group.length;
+      const lat = group.reduce((s, p) => s + p.l.lat, 0) / group.length;
+      features.push(feature(lon, lat, { cluster: true, count: group.length, expansion_zoom: Math.min(17, zoom + 2) }));
+    }
+  }
+  return { type: 'FeatureCollection', features };
+}
+
+function health() {
+  const now = Date.now();
+  const rows = [
+    { service: 'geocoder', state: 'degraded', checks: { database: true, provider_key: { ok: false, message: 'GEOCODING_API_KEY missing' } }, last_write_at: new Date(now - 3 * 3600e3).toISOString(), stale: true },
+    { service: 'enqueue', state: 'ok', checks: { database: true }, last_write_at: new Date(now - 600e3).toISOString(), stale: false },
+  ];
+  if (state.crawlerAlive) rows.unshift({ service: 'crawler', state: 'ok', checks: { database: true, solver: true, last_run_recent: true }, last_write_at: new Date(now - 900e3).toISOString(), stale: false });
+  return rows;
+}
+
+function byStatus() {
+  const o = {};
+  for (const l of state.locations) o[l.status] = (o[l.status] || 0) + 1;
+  return o;
+}
+
+// ---------- API ----------
+async function handleApi(req, res, url) {
+  const q = url.searchParams;
+  const p = url.pathname;
+  const m = req.method;
+
+  // public
+  if (p === '/api/clusters' && m === 'GET') {
+    const fc = clusters(q);
+    return fc ? send(res, 200, fc) : err(res, 400, 'bad_request', 'malformed bbox');
+  }
+  let mm;
+  if ((mm = p.match(/^\/api\/bands\/(\d+)$/)) && m === 'GET') {
+    const b = state.bands.find((x) => x.ma_id === Number(mm[1]));
+    if (!b) return err(res, 404, 'not_found', 'unknown band');
+    const steps = state.locations.filter((l) => l.ma_id === b.ma_id && l.lat !== null)
+      .map((l) => ({ step_order: l.step_order, step_label: l.step_label, location_raw: l.location_raw, lat: l.lat, lon: l.lon }));
+    return send(res, 200, { ma_id: b.ma_id, name: b.name, genre: b.genre, country: b.country, status: b.status, formed_year: b.formed_year, url: b.url, steps });
+  }
+  if (p === '/api/search' && m === 'GET') {
+    const s = q.get('q') || '';
+    const items = s ? state.bands.filter((b) => has(b.name, s)).slice(0, 20).map((b) => ({ ma_id: b.ma_id, name: b.name, country: b.country, genre: b.genre, lat: b.lat, lon: b.lon })) : [];
+    return send(res, 200, { items });
+  }
+
+  // auth
+  if (p === '/admin/auth/login' && m === 'POST') {
+    const body = await readBody(req).catch(() => ({}));
+    const key = String(body.username);
+    const f = state.failures.get(key) || 0;
+    if (f >= 5) return err(res, 429, 'rate_limited', 'too many attempts', { 'Retry-After': '900' });
+    if (body.username === MOCK_USER && body.password === MOCK_PASSWORD) {
+      state.failures.delete(key);
+      return send(res, 200, { username: MOCK_USER }, { 'Set-Cookie': 'bandmap_session=ok; HttpOnly; Secure; SameSite=Strict; Path=/admin; Max-Age=43200' });
+    }
+    state.failures.set(key, f + 1);
+    return err(res, 401, 'unauthorized', 'invalid credentials');
+  }
+  if (p === '/admin/auth/logout' && m === 'POST') {
+    res.writeHead(204, { 'Set-Cookie': 'bandmap_session=; Path=/admin; Max-Age=0' });
+    return res.end();
+  }
+  if (p === '/admin/auth/me') return authed(req) ? send(res, 200, { username: MOCK_USER }) : err(res, 401, 'unauthorized', 'no session');
+
+  if (!p.startsWith('/admin/api/')) return err(res, 404, 'not_found', 'not found');
+  if (!authed(req)) return err(res, 401, 'unauthorized', 'no session');
+  if (m !== 'GET' && !(req.headers['content-type'] || '').startsWith('application/json')) return err(res, 400, 'bad_request', 'Content-Type must be application/json');
+  const body = m === 'GET' ? {} : await readBody(req).catch(() => ({}));
+  for (const k of ['limit', 'offset']) if (q.has(k) && !/^\d+$/.test(q.get(k))) return err(res, 400, 'bad_request', `${k} must be a non-negative integer`);
+  const route = `${m} ${p.replace(/\/\d+(?=\/|$)/g, '/:id')}`;
+  const id = Number((p.match(/\/(\d+)(?:\/|$)/) || [])[1]);
+
+  switch (route) {
+    case 'GET /admin/api/health': return send(res, 200, health());
+    case 'GET /admin/api/live': return send(res, 200, {
+      runs: state.runs.filter((r) => r.status === 'running'),
+      geocoder: { ...byStatus(), processed_last_hour: 42 },
+      pending_jobs: state.jobs.filter((j) => j.status === 'pending'),
+      enrich_queue: 17, services: health(),
+    });
+    case 'GET /admin/api/stats': {
+      const count = (f) => Object.entries(state.bands.reduce((o, b) => { for (const k of [].concat(f(b))) o[k] = (o[k] || 0) + 1; return o; }, {})).map(([key, c]) => ({ key, count: c })).sort((a, b) => b.count - a.count);
+      return send(res, 200, {
+        bands_total: state.bands.length, enriched: state.bands.filter((b) => b.enriched).length, geocoded: state.bands.filter((b) => b.lat !== null).length,
+        by_country: count((b) => b.country), by_genre_keyword: count((b) => b.genre.replace(/ Metal$/, '').split('/')), by_status: count((b) => b.status),
+      });
+    }
+    case 'GET /admin/api/queue': return send(res, 200, { total: 17, by_priority: { enrich_pending: 5, updated_since_crawl: 2, never_enriched: 10 }, next: state.bands.slice(0, 5).map((b) => ({ ma_id: b.ma_id, name: b.name })) });
+    case 'POST /admin/api/job-triggers': {
+      if (!['enrich', 'incremental', 'full_crawl', 'geocoder_enqueue'].includes(body.job_type)) return err(res, 400, 'bad_request', 'bad job_type');
+      const j = { id: state.nextJobId++, job_type: body.job_type, status: 'pending', created_at: new Date().toISOString() };
+      state.jobs.push(j);
+      return send(res, 201, { id: j.id });
+    }
+    case 'POST /admin/api/job-triggers/:id/cancel': {
+      const j = state.jobs.find((x) => x.id === id);
+      if (!j) return err(res, 404, 'not_found', 'unknown trigger');
+      if (j.status !== 'pending') return err(res, 409, 'conflict', 'not pending');
+      j.status = 'cancelled';
+      return send(res, 200, { id });
+    }
+    case 'POST /admin/api/crawl-runs/:id/cancel': {
+      const r = state.runs.find((x) => x.id === id);
+      if (!r) return err(res, 404, 'not_found', 'unknown run');
+      if (r.status !== 'running') return err(res, 409, 'conflict', 'not running');
+      r.cancel_requested = true;
+      return send(res, 200, { id });
+    }
+    case 'POST /admin/api/crawl-runs/cleanup': return send(res, 200, { closed: 0 });
+    case 'GET /admin/api/crawl-checkpoints': return send(res, 200, { items: [{ key: 'last_full_crawl_at', value: '2026-10-01T03:00:00Z', updated_at: '2026-10-01T03:00:00Z' }, { key: 'last_created_check', value: '2026-11-02T10:00:00Z', updated_at: '2026-11-02T10:00:00Z' }] });
+    case 'GET /admin/api/bands': {
+      let items = state.bands.filter((b) => {
+        if (q.get('q') && !(has(b.name, q.get('q')) || String(b.ma_id) === q.get('q'))) return false;
+        if (q.get('location_q') && !has(b.location_text, q.get('location_q'))) return false;
+        if (q.get('themes_q') && !has(b.themes, q.get('themes_q'))) return false;
+        if (q.get('genre') && !has(b.genre, q.get('genre'))) return false;
+        if (q.get('country') && b.country.toLowerCase() !== q.get('country').toLowerCase()) return false;
+        if (q.get('status') && b.status.toLowerCase() !== q.get('status').toLowerCase()) return false;
+        const hc = boolQ(q, 'has_conflict');
+        if (hc !== null && hc !== Object.keys(b.crawler_pending).length > 0) return false;
+        const hl = boolQ(q, 'has_lat');
+        if (hl !== null && hl !== (b.lat !== null)) return false;
+        return true;
+      });
+      const sort = q.get('sort') || 'name';
+      const desc = sort.startsWith('-');
+      const key = sort.replace(/^-/, '');
+      if (!['name', 'ma_id', 'country', 'formed_year', 'updated_at'].includes(key)) return err(res, 400, 'bad_request', 'bad sort');
+      items = [...items].sort((a, b) => (a[key] > b[key] ? 1 : a[key] < b[key] ? -1 : 0) * (desc ? -1 : 1));
+      return send(res, 200, page(items.map((b) => ({ ...b, locked: b.locked_fields.length > 0, has_conflict: Object.keys(b.crawler_pending).length > 0 })), q));
+    }
+    case 'GET /admin/api/bands/:id': {
+      const b = state.bands.find((x) => x.ma_id === id);
+      if (!b) return err(res, 404, 'not_found', 'unknown band');
+      return send(res, 200, { band: b, locations: state.locations.filter((l) => l.ma_id === id), llm_calls: state.llm.filter((c) => c.ma_id === id) });
+    }
+    case 'PATCH /admin/api/bands/:id': {
+      const b = state.bands.find((x) => x.ma_id === id);
+      if (!b) return err(res, 404, 'not_found', 'unknown band');
+      for (const k of Object.keys(body)) if (!['name', 'genre', 'themes', 'status', 'country', 'location_text', 'formed_year'].includes(k)) return err(res, 400, 'bad_request', `unknown field ${k}`);
+      const before = {};
+      for (const [k, v] of Object.entries(body)) {
+        before[k] = b[k];
+        b[k] = v;
+        if (!b.locked_fields.includes(k)) b.locked_fields.push(k);
+        delete b.crawler_pending[k];
+      }
+      state.audit.unshift({ id: state.audit.length + 10, at: new Date().toISOString(), username: MOCK_USER, action: 'band.patch', target: String(id), before, after: body });
+      return send(res, 200, b);
+    }
+    case 'POST /admin/api/bands/:id/resolve-conflict': {
+      const b = state.bands.find((x) => x.ma_id === id);
+      if (!b) return err(res, 404, 'not_found', 'unknown band');
+      if (!(body.field in b.crawler_pending)) return err(res, 409, 'conflict', 'no pending conflict');
+      if (body.action === 'accept') {
+        b[body.field] = b.crawler_pending[body.field];
+        b.locked_fields = b.locked_fields.filter((f) => f !== body.field);
+      }
+      delete b.crawler_pending[body.field];
+      return send(res, 200, b);
+    }
+    case 'GET /admin/api/locations': {
+      const items = state.locations.filter((l) => (!q.get('status') || l.status === q.get('status'))
+        && (!q.get('place') || has(l.location_raw, q.get('place')))
+        && (!q.get('band') || has(l.band_name, q.get('band')) || String(l.ma_id) === q.get('band'))
+        && (!q.get('country') || l.country.toLowerCase() === q.get('country').toLowerCase()));
+      return send(res, 200, page(items, q));
+    }
+    case 'POST /admin/api/locations/:id/requeue': {
+      const l = state.locations.find((x) => x.id === id);
+      if (!l) return err(res, 404, 'not_found', 'unknown location');
+      l.status = 'pending';
+      return send(res, 200, { affected: 1 });
+    }
+    case 'PATCH /admin/api/locations/:id': {
+      const l = state.locations.find((x) => x.id === id);
+      if (!l) return err(res, 404, 'not_found', 'unknown location');
+      const { lat, lon } = body;
+      if (!Number.isFinite(lat) || !Number.isFinite(lon) || Math.abs(lat) > 90 || Math.abs(lon) > 180) return err(res, 400, 'bad_request', 'invalid coordinates');
+      Object.assign(l, { lat, lon, status: 'done', step_order: -1, provider: 'manual', confidence: 1 });
+      return send(res, 200, l);
+    }
+    case 'POST /admin/api/locations/reset-errors': return send(res, 200, { affected: state.locations.filter((l) => l.status === 'error').length });
+    case 'POST /admin/api/locations/reset-llm': return send(res, 200, { affected: 3 });
+    case 'POST /admin/api/locations/requeue-all': return send(res, 200, { affected: state.locations.length });
+    case 'POST /admin/api/locations/reset-all': return send(res, 200, { affected: state.locations.length });
+    case 'POST /admin/api/geocode-cache/purge-legacy-provider': return send(res, 200, { deleted: 0 });
+    case 'GET /admin/api/geocoding': return send(res, 200, {
+      by_status: byStatus(), providers: [{ provider: 'geoapify', count: 40, avg_confidence: 0.91 }, { provider: 'llm+geoapify', count: 2, avg_confidence: null }],
+      llm_models: [{ model: 'llama-3.3-70b-versatile', calls: 4, city_null: 2, cost_usd: 0.0012, prompt_tokens: 500, completion_tokens: 120 }, { model: 'llama-3.1-8b-instant', calls: 4, city_null: 1, cost_usd: null, prompt_tokens: 480, completion_tokens: 110 }],
+      cache: { entries: 123 },
+    });
+    case 'GET /admin/api/llm': {
+      const cn = boolQ(q, 'city_null');
+      const items = state.llm.filter((c) => (!q.get('model') || c.model === q.get('model')) && (!q.get('ma_id') || String(c.ma_id) === q.get('ma_id'))
+        && (cn === null || cn === (c.extraction.city === null)) && (!q.get('q') || has(c.location_raw, q.get('q'))));
+      return send(res, 200, { ...page(items, q), totals: { calls: items.length, cost_usd: items.reduce((s, c) => s + (c.cost_usd || 0), 0) } });
+    }
+    case 'GET /admin/api/activity': {
+      const runs = state.runs.map((r) => ({ kind: 'run', id: r.id, type: r.type, status: r.status, started_at: r.started_at, finished_at: r.finished_at, stats: r.stats, error: r.error, _t: r.started_at }));
+      const admin = state.audit.map((a) => ({ kind: 'admin', ...a, _t: a.at }));
+      let items = [...runs, ...admin].sort((a, b) => (a._t < b._t ? 1 : -1));
+      if (q.get('kind')) items = items.filter((e) => e.kind === q.get('kind'));
+      return send(res, 200, page(items.map(({ _t, ...e }) => e), q));
+    }
+    case 'GET /admin/api/logs': {
+      let items = state.logs;
+      if (q.get('run_id')) items = items.filter((l) => l.run_id === Number(q.get('run_id')));
+      if (q.has('min_id')) items = items.filter((l) => l.id > Number(q.get('min_id')));
+      else items = [...items].reverse();
+      return send(res, 200, page(items, q));
+    }
+    default: return err(res, 404, 'not_found', `no route ${m} ${p}`);
+  }
+}
+
+export function startMockServer({ port = 0, host = '127.0.0.1' } = {}) {
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://x');
+    const p = url.pathname;
+    const isApi = p.startsWith('/api/') || p.startsWith('/admin/api/') || p.startsWith('/admin/auth/');
+    (isApi ? handleApi(req, res, url) : Promise.resolve(serveStatic(req, res, p))).catch((e) => {
+      console.error(e);
+      err(res, 500, 'internal', 'internal error');
+    });
+  });
+  return new Promise((resolve) => {
+    server.listen(port, host, () => {
+      const { port: p } = server.address();
+      resolve({ url: `http://${host}:${p}`, close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }), state });
+    });
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { url } = await startMockServer({ port: Number(process.env.PORT || 8090) });
+  console.log(`mock Band Map server on ${url}  (admin: ${MOCK_USER} / ${MOCK_PASSWORD})`);
+}

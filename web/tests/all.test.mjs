@@ -1,0 +1,5 @@
+// Entry point for `node --test web/tests/` (node's default pattern picks up
+// *.test.mjs files only). Each spec file can also be run alone:
+//   node --test web/tests/admin.spec.mjs web/tests/map.spec.mjs
+import './map.spec.mjs';
+import './admin.spec.mjs';

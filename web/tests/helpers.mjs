@@ -1,0 +1,62 @@
+// Shared setup for the browser tests: system Chromium via playwright-core,
+// target server from BANDMAP_URL (or the dev mock server when unset).
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+export const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+/** Start (or point at) the server under test. Returns {url, user, password, mock, close}. */
+export async function startTarget() {
+  if (process.env.BANDMAP_URL) {
+    return {
+      url: process.env.BANDMAP_URL.replace(/\/+$/, ''),
+      user: process.env.BANDMAP_ADMIN_USER || 'admin',
+      password: process.env.BANDMAP_ADMIN_PASSWORD || '',
+      mock: false,
+      close: async () => {},
+    };
+  }
+  const { startMockServer, MOCK_USER, MOCK_PASSWORD } = await import('../dev/mock-server.mjs');
+  const srv = await startMockServer({ port: 0 });
+  return { url: srv.url, user: MOCK_USER, password: MOCK_PASSWORD, mock: true, close: srv.close };
+}
+
+/** Launch the system Chromium with a fresh profile. Never downloads a browser. */
+export async function launch() {
+  const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
+  if (!existsSync(executablePath)) {
+    throw new Error(`Chromium not found at ${executablePath}: apt-get install -y chromium (or set CHROMIUM=path)`);
+  }
+  const userDataDir = mkdtempSync(path.join(tmpdir(), 'bandmap-web-test-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1400, height: 900 },
+  });
+  // No tile server is reachable from test machines: fail tile requests at once.
+  await context.route(/^https?:\/\/(?!127\.0\.0\.1|localhost|\[::1\])/, (route) => route.abort());
+  return {
+    context,
+    close: async () => {
+      await context.close();
+      rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Collect page errors and dialogs (an alert() would mean injected script ran). */
+export function watchPage(page) {
+  const problems = { errors: [], dialogs: [] };
+  page.on('pageerror', (e) => problems.errors.push(String(e)));
+  page.on('dialog', async (d) => {
+    problems.dialogs.push(`${d.type()}: ${d.message()}`);
+    await d.dismiss().catch(() => {});
+  });
+  return problems;
+}
