@@ -37,6 +37,11 @@ pub const MIGRATIONS: &[Migration] = migrations![
     "010_change_notify.sql",
     "011_login_attempt_lockout.sql",
     "012_enrich_claims.sql",
+    "013_row_triggers.sql",
+    "014_map_notify.sql",
+    "015_crawler.sql",
+    "016_llm.sql",
+    "017_geocoder.sql",
 ];
 
 /// Key of the advisory lock held while migrating ("bandmap" in ASCII).

@@ -1,0 +1,2 @@
+-- Crawler: enrichment attempts and backoff (placeholder of the crawler work).
+SELECT 1;

@@ -1,0 +1,2 @@
+-- LLM worker schema changes (placeholder of the LLM work).
+SELECT 1;

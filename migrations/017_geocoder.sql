@@ -1,0 +1,2 @@
+-- Geocoder schema changes (placeholder of the geocoder work).
+SELECT 1;
