@@ -33,6 +33,20 @@ pub enum ApiError {
         /// Value of `Retry-After`.
         retry_after_secs: u64,
     },
+    /// Another client error produced by the HTTP layer rather than a handler (405 wrong
+    /// method, 413 body too large, 415 wrong content type): its status is kept, so a 4xx
+    /// is never flattened to 400, and the body code is `bad_request`.
+    #[error("{message}")]
+    Refused {
+        /// The 4xx status to answer.
+        status: StatusCode,
+        /// Text for the client.
+        message: String,
+    },
+    /// The service cannot answer now (503): the database is unreachable or the request ran
+    /// past its time limit. The message is ours and safe to send.
+    #[error("{0}")]
+    Unavailable(String),
     /// Unexpected failure (500); the cause is logged, not returned.
     #[error("internal error: {0}")]
     Internal(String),
@@ -68,6 +82,20 @@ impl ApiError {
         ApiError::NotFound(msg.into())
     }
 
+    /// A framework-level client error with its own 4xx status; anything that is not a 4xx
+    /// becomes a 400, so this constructor can never produce a 5xx.
+    pub fn refused(status: StatusCode, msg: impl Into<String>) -> Self {
+        let status = if status.is_client_error() {
+            status
+        } else {
+            StatusCode::BAD_REQUEST
+        };
+        ApiError::Refused {
+            status,
+            message: msg.into(),
+        }
+    }
+
     /// Wraps an unexpected failure (logged with its cause chain when answered).
     pub fn internal(err: impl std::fmt::Display) -> Self {
         ApiError::Internal(err.to_string())
@@ -81,6 +109,8 @@ impl ApiError {
             ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
             ApiError::Conflict(_) => (StatusCode::CONFLICT, "conflict"),
             ApiError::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "rate_limited"),
+            ApiError::Refused { status, .. } => (*status, "bad_request"),
+            ApiError::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, "internal"),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         }
     }

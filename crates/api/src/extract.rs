@@ -3,6 +3,7 @@
 
 use crate::error::ApiError;
 use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::StatusCode;
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
@@ -21,7 +22,8 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Query<T> {
     }
 }
 
-/// JSON body deserialised into `T`; wrong content type or malformed body → 400.
+/// JSON body deserialised into `T`; a malformed body → 400, while a wrong content type
+/// (415) or an oversized body (413) keep their own status.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Json<T>(pub T);
 
@@ -32,7 +34,15 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Json<T> {
         axum::Json::<T>::from_request(req, state)
             .await
             .map(|j| Json(j.0))
-            .map_err(|e| ApiError::bad_request(format!("invalid JSON body: {}", e.body_text())))
+            .map_err(|e| {
+                let message = format!("invalid JSON body: {}", e.body_text());
+                match e.status() {
+                    StatusCode::UNSUPPORTED_MEDIA_TYPE | StatusCode::PAYLOAD_TOO_LARGE => {
+                        ApiError::refused(e.status(), message)
+                    }
+                    _ => ApiError::bad_request(message),
+                }
+            })
     }
 }
 

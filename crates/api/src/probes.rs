@@ -25,10 +25,15 @@ pub async fn healthz() -> Json<Value> {
 /// The database answers.
 #[utoipa::path(get, path = "/readyz", tag = "probes",
     responses((status = 200, description = "database reachable", body = Object),
-              (status = 500, description = "database unreachable", body = crate::error::ErrorBody)))]
+              (status = 503, description = "database unreachable", body = crate::error::ErrorBody)))]
 pub async fn readyz(State(state): State<AppState>) -> Result<Json<Value>, ApiError> {
+    // 503, not 500: a load balancer should take the replica out, not page for a bug.
     sqlx::query_scalar::<_, i32>("SELECT 1")
         .fetch_one(&state.pool)
-        .await?;
+        .await
+        .map_err(|e| {
+            tracing::warn!(error = %e, "readiness probe: database unreachable");
+            ApiError::Unavailable("database unreachable".to_string())
+        })?;
     Ok(Json(json!({"status": "ready"})))
 }

@@ -18,11 +18,11 @@ async fn readyz_fails_when_the_database_is_gone() {
     let app = spawn_app().await;
     app.state.pool.close().await;
     let r = app.client.get(app.url("/readyz")).send().await.unwrap();
-    assert_eq!(r.status(), 500);
+    assert_eq!(r.status(), 503, "unavailable, not a server bug");
     let body: Value = r.json().await.unwrap();
     assert_eq!(body["error"]["code"], "internal");
     assert_eq!(
-        body["error"]["message"], "internal error",
+        body["error"]["message"], "database unreachable",
         "no internals leak"
     );
 }
@@ -93,4 +93,65 @@ async fn front_end_pages_are_served_same_origin() {
         .await
         .unwrap();
     assert_ne!(r.status(), 200);
+}
+
+#[tokio::test]
+async fn a_wrong_method_is_a_json_405() {
+    let app = spawn_app().await;
+    for (method, path) in [
+        (reqwest::Method::POST, "/healthz"),
+        (reqwest::Method::DELETE, "/api/clusters"),
+        (reqwest::Method::PUT, "/admin/auth/login"),
+    ] {
+        let r = app
+            .client
+            .request(method.clone(), app.url(path))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 405, "{method} {path}");
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(body["error"]["code"], "bad_request", "{method} {path}");
+    }
+}
+
+#[tokio::test]
+async fn body_rejections_keep_their_own_4xx() {
+    let app = spawn_app().await;
+    let login = app.url("/admin/auth/login");
+    let r = app
+        .client
+        .post(&login)
+        .header("content-type", "text/plain")
+        .body(r#"{"username":"a","password":"b"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 415);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "bad_request");
+
+    // Over axum's default 2 MB body limit.
+    let huge = format!(r#"{{"username":"{}","password":"b"}}"#, "x".repeat(3 << 20));
+    let r = app
+        .client
+        .post(&login)
+        .header("content-type", "application/json")
+        .body(huge)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 413);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "bad_request");
+
+    let r = app
+        .client
+        .post(&login)
+        .header("content-type", "application/json")
+        .body("{not json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
 }

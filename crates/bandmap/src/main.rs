@@ -17,7 +17,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    init_tracing(&config.rust_log);
+    if let Err(e) = init_tracing(&config.rust_log) {
+        eprintln!("bandmap: configuration error: invalid value for RUST_LOG: {e}");
+        return ExitCode::from(2);
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -38,11 +41,13 @@ fn main() -> ExitCode {
     }
 }
 
-fn init_tracing(filter: &str) {
-    let filter = tracing_subscriber::EnvFilter::try_new(filter)
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+/// A bad `RUST_LOG` stops the process like any other bad variable, rather than silently
+/// logging at another level than the operator asked for.
+fn init_tracing(filter: &str) -> Result<(), tracing_subscriber::filter::ParseError> {
+    let filter = tracing_subscriber::EnvFilter::try_new(filter)?;
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_target(false)
         .init();
+    Ok(())
 }

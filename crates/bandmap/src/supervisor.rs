@@ -10,13 +10,29 @@ use std::time::Duration;
 /// Builds one run of a service; called again for each restart.
 pub type ServiceFactory = Box<dyn Fn() -> BoxFuture<'static, anyhow::Result<()>> + Send + Sync>;
 
+const FIRST_BACKOFF: Duration = Duration::from_secs(1);
 const MAX_BACKOFF: Duration = Duration::from_secs(60);
+/// A run that lasted this long was healthy: its failure starts the backoff afresh, so one
+/// crash after days of service does not wait as long as the tenth crash in a row.
+const HEALTHY_RUN: Duration = Duration::from_secs(5 * 60);
+
+/// Delay before the next restart: doubling while runs keep failing fast, reset after a
+/// healthy run.
+fn next_backoff(previous: Duration, ran_for: Duration) -> Duration {
+    if ran_for >= HEALTHY_RUN {
+        FIRST_BACKOFF
+    } else {
+        (previous * 2).min(MAX_BACKOFF)
+    }
+}
 
 /// Runs one service until shutdown, restarting it after failures.
 pub async fn supervise(name: &'static str, factory: ServiceFactory, mut shutdown: Shutdown) {
-    let mut backoff = Duration::from_secs(1);
+    let mut backoff = Duration::ZERO;
     loop {
+        let started = tokio::time::Instant::now();
         let outcome = AssertUnwindSafe(factory()).catch_unwind().await;
+        backoff = next_backoff(backoff, started.elapsed()).max(FIRST_BACKOFF);
         if shutdown.is_cancelled() {
             return;
         }
@@ -33,7 +49,6 @@ pub async fn supervise(name: &'static str, factory: ServiceFactory, mut shutdown
             _ = tokio::time::sleep(backoff) => {}
             _ = shutdown.cancelled() => return,
         }
-        backoff = (backoff * 2).min(MAX_BACKOFF);
     }
 }
 
@@ -42,6 +57,24 @@ mod tests {
     use super::*;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicU32, Ordering};
+
+    #[test]
+    fn backoff_doubles_on_fast_failures_caps_and_resets_after_a_healthy_run() {
+        let fast = Duration::from_secs(1);
+        let mut b = FIRST_BACKOFF;
+        let mut seen = vec![b];
+        for _ in 0..8 {
+            b = next_backoff(b, fast);
+            seen.push(b);
+        }
+        assert_eq!(seen[..4], [1, 2, 4, 8].map(Duration::from_secs));
+        assert_eq!(*seen.last().unwrap(), MAX_BACKOFF, "capped");
+        assert_eq!(next_backoff(MAX_BACKOFF, HEALTHY_RUN), FIRST_BACKOFF);
+        assert_eq!(
+            next_backoff(MAX_BACKOFF, HEALTHY_RUN - Duration::from_secs(1)),
+            MAX_BACKOFF
+        );
+    }
 
     #[tokio::test(start_paused = true)]
     async fn a_failing_service_is_restarted_and_others_keep_running() {

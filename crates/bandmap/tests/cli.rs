@@ -33,7 +33,12 @@ fn help_lists_every_command_and_variable() {
 
 #[test]
 fn a_bad_value_stops_with_the_variable_name() {
-    for (var, value) in [("GEOCODE_MIN_CONFIDENCE", "abc"), ("BIND_ADDR", "nowhere")] {
+    for (var, value) in [
+        ("GEOCODE_MIN_CONFIDENCE", "abc"),
+        ("BIND_ADDR", "nowhere"),
+        ("DATABASE_URL", "nowhere"),
+        ("RUST_LOG", "info,[[["),
+    ] {
         let out = bandmap().arg("migrate").env(var, value).output().unwrap();
         assert!(!out.status.success());
         let err = String::from_utf8_lossy(&out.stderr);

@@ -95,6 +95,27 @@ impl<'a> Reader<'a> {
         Ok(parsed)
     }
 
+    /// A PostgreSQL connection URL. Checked at start so a typo stops the process at once
+    /// instead of after the connection retries; the value is never echoed (it may hold a
+    /// password).
+    pub(crate) fn postgres_url(
+        &self,
+        var: &'static str,
+        default: &str,
+    ) -> Result<String, ConfigError> {
+        let value = self.raw(var).unwrap_or(default);
+        let parsed = url::Url::parse(value)
+            .map_err(|e| invalid(var, "<hidden>", &format!("a postgres:// URL ({e})")))?;
+        if !matches!(parsed.scheme(), "postgres" | "postgresql") {
+            return Err(invalid(
+                var,
+                "<hidden>",
+                "a postgres:// or postgresql:// URL",
+            ));
+        }
+        Ok(value.to_string())
+    }
+
     pub(crate) fn socket_addr(
         &self,
         var: &'static str,

@@ -153,7 +153,7 @@ impl Config {
         let r = Reader::new(vars);
         Ok(Config {
             database_url: SecretString::from(
-                r.string("DATABASE_URL", "postgres://localhost/bandmap"),
+                r.postgres_url("DATABASE_URL", "postgres://localhost/bandmap")?,
             ),
             server: server(&r)?,
             upstream: upstream(&r)?,

@@ -81,6 +81,28 @@ fn bad_values_name_their_variable() {
         failing_var(&[("ADMIN_SEED_PASSWORD_HASH", "plain")]),
         "ADMIN_SEED_PASSWORD_HASH"
     );
+    assert_eq!(
+        failing_var(&[("DATABASE_URL", "not a url")]),
+        "DATABASE_URL"
+    );
+    assert_eq!(
+        failing_var(&[("DATABASE_URL", "mysql://u:p@localhost/db")]),
+        "DATABASE_URL"
+    );
+}
+
+#[test]
+fn database_urls_are_accepted_in_both_schemes_and_never_echoed() {
+    for ok in [
+        "postgres://localhost/bandmap",
+        "postgresql://u:p@127.0.0.1:5432/x?sslmode=disable",
+    ] {
+        assert!(with(&[("DATABASE_URL", ok)]).is_ok(), "{ok}");
+    }
+    let err = with(&[("DATABASE_URL", "mysql://user:hunter2@h/db")])
+        .unwrap_err()
+        .to_string();
+    assert!(!err.contains("hunter2"), "{err}");
 }
 
 #[test]

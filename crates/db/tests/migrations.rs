@@ -125,6 +125,46 @@ async fn rule_3_updated_at_moves_only_on_a_real_change() {
 }
 
 #[tokio::test]
+async fn location_rows_updated_at_moves_only_on_a_real_change() {
+    let db = TestDb::new().await;
+    let p = &db.pool;
+    sqlx::query("INSERT INTO bands (ma_id, name) VALUES (1, 'A')")
+        .execute(p)
+        .await
+        .unwrap();
+    sqlx::query(
+        "INSERT INTO band_locations (id, ma_id, step_order, parsed_step, location_raw, lat, lon,
+                                     geocode_status, updated_at)
+         VALUES (7, 1, 0, 0, 'Oslo', 59.91, 10.75, 'done', now() - interval '1 day')",
+    )
+    .execute(p)
+    .await
+    .unwrap();
+    let at = || async {
+        sqlx::query_scalar::<_, chrono::DateTime<chrono::Utc>>(
+            "SELECT updated_at FROM band_locations WHERE id = 7",
+        )
+        .fetch_one(p)
+        .await
+        .unwrap()
+    };
+    let t0 = at().await;
+    // A located row (its generated geom is set) rewritten with the same values: untouched.
+    sqlx::query(
+        "UPDATE band_locations SET lat = 59.91, lon = 10.75, geocode_status = 'done' WHERE id = 7",
+    )
+    .execute(p)
+    .await
+    .unwrap();
+    assert_eq!(at().await, t0);
+    sqlx::query("UPDATE band_locations SET lat = 60.0 WHERE id = 7")
+        .execute(p)
+        .await
+        .unwrap();
+    assert!(at().await > t0);
+}
+
+#[tokio::test]
 async fn rule_20_a_changed_location_deletes_the_rows_and_the_point() {
     let db = TestDb::new().await;
     let p = &db.pool;

@@ -17,9 +17,12 @@ pub enum SeedOutcome {
 /// Why seeding failed.
 #[derive(Debug, thiserror::Error)]
 pub enum SeedError {
-    /// Hashing the plaintext password failed.
+    /// Hashing or checking the plaintext password failed.
     #[error("cannot hash ADMIN_SEED_PASSWORD: {0}")]
     Hash(#[from] bcrypt::BcryptError),
+    /// The blocking hashing task did not complete.
+    #[error("password hashing task failed: {0}")]
+    Task(#[from] tokio::task::JoinError),
     /// The database refused the write.
     #[error("cannot write the admin account: {0}")]
     Db(#[from] sqlx::Error),
@@ -28,34 +31,32 @@ pub enum SeedError {
 /// Cost of hashes made here.
 pub const BCRYPT_COST: u32 = 12;
 
-/// Upserts the seeded account.
+/// Upserts the seeded account. With `ADMIN_SEED_PASSWORD_HASH` the hash is stored as given;
+/// with `ADMIN_SEED_PASSWORD` the plaintext is hashed here, unless the stored hash already
+/// matches it (a restart then leaves the row alone). bcrypt runs on a blocking thread.
 pub async fn seed_admin(pool: &PgPool, admin: &AdminConfig) -> Result<SeedOutcome, SeedError> {
     let Some(username) = admin.seed_username.as_deref() else {
         return Ok(SeedOutcome::NotConfigured);
     };
-    let hash = match (&admin.seed_password_hash, &admin.seed_password) {
-        (Some(h), _) => h.expose_secret().to_string(),
-        (None, Some(p)) => {
-            let plain = p.expose_secret().to_string();
-            tokio::task::spawn_blocking(move || bcrypt::hash(plain, BCRYPT_COST))
-                .await
-                .map_err(|e| {
-                    SeedError::Db(sqlx::Error::Protocol(format!("hashing task failed: {e}")))
-                })??
-        }
-        (None, None) => return Ok(SeedOutcome::NotConfigured),
-    };
-    // Keep an existing hash when the same plaintext is seeded again, so restarts don't
-    // invalidate nothing and don't churn the row.
     let existing: Option<String> =
         sqlx::query_scalar("SELECT password_hash FROM admin_users WHERE username = $1")
             .bind(username)
             .fetch_optional(pool)
             .await?;
-    if let (Some(old), Some(p)) = (&existing, &admin.seed_password)
-        && admin.seed_password_hash.is_none()
-        && bcrypt::verify(p.expose_secret(), old).unwrap_or(false)
-    {
+    let hash = match (&admin.seed_password_hash, &admin.seed_password) {
+        (Some(h), _) => h.expose_secret().to_string(),
+        (None, Some(p)) => {
+            if let Some(old) = existing.clone()
+                && verify(p.expose_secret().to_string(), old).await?
+            {
+                return Ok(SeedOutcome::Seeded(username.to_string()));
+            }
+            let plain = p.expose_secret().to_string();
+            tokio::task::spawn_blocking(move || bcrypt::hash(plain, BCRYPT_COST)).await??
+        }
+        (None, None) => return Ok(SeedOutcome::NotConfigured),
+    };
+    if existing.as_deref() == Some(hash.as_str()) {
         return Ok(SeedOutcome::Seeded(username.to_string()));
     }
     sqlx::query(
@@ -67,4 +68,10 @@ pub async fn seed_admin(pool: &PgPool, admin: &AdminConfig) -> Result<SeedOutcom
     .execute(pool)
     .await?;
     Ok(SeedOutcome::Seeded(username.to_string()))
+}
+
+/// Whether `plain` matches `hash`; an unreadable stored hash counts as no match (it is
+/// then replaced).
+async fn verify(plain: String, hash: String) -> Result<bool, SeedError> {
+    Ok(tokio::task::spawn_blocking(move || bcrypt::verify(plain, &hash).unwrap_or(false)).await?)
 }
