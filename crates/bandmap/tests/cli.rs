@@ -73,3 +73,59 @@ async fn migrate_applies_everything_then_nothing() {
     let second = run();
     assert!(String::from_utf8_lossy(&second.stdout).contains("0 applied"));
 }
+
+/// Waits (up to a generous deadline, so a broken build fails instead of hanging) until
+/// `ready` holds; the deadline is a safety net, not an assertion on speed.
+fn wait_until(mut ready: impl FnMut() -> bool, what: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while !ready() {
+        assert!(std::time::Instant::now() < deadline, "never: {what}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+#[tokio::test]
+async fn serve_stops_cleanly_on_sigterm() {
+    let db = bandmap_test_support::TestDb::new().await;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = bandmap()
+        .arg("serve")
+        .env("DATABASE_URL", &db.url)
+        .env("BIND_ADDR", format!("127.0.0.1:{port}"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_until(
+        || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok(),
+        "serve listening",
+    );
+    let killed = Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let mut status = None;
+    wait_until(
+        || {
+            status = child.try_wait().unwrap();
+            status.is_some()
+        },
+        "serve exited after SIGTERM",
+    );
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert!(
+        status.unwrap().success(),
+        "exit status {status:?}, stderr:\n{err}"
+    );
+    assert!(
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
+        "the port is released"
+    );
+}
