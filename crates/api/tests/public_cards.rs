@@ -69,6 +69,57 @@ async fn band_card_builds_the_url_and_handles_unknown_and_bad_ids() {
 }
 
 #[tokio::test]
+async fn a_manual_override_keeps_the_place_of_its_step() {
+    let app = seeded().await;
+    // Band 1's middle step corrected by an admin (step_order -1, as PATCH
+    // /admin/api/locations/:id leaves it); a lower id than the origin so that neither the
+    // id nor step_order can put it at its place by chance.
+    sqlx::raw_sql(
+        "DELETE FROM band_locations WHERE id = 12;
+         INSERT INTO band_locations (id, ma_id, step_order, parsed_step, step_label, location_raw, lat, lon, geocode_status)
+         VALUES (5, 1, -1, 1, 'later', 'Uppsala', 59.86, 17.64, 'done');",
+    )
+    .execute(&app.db.pool)
+    .await
+    .unwrap();
+    let body: Value = get(&app, "/api/bands/1").await.json().await.unwrap();
+    let steps: Vec<(i64, i64)> = body["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["location_id"].as_i64().unwrap(),
+                s["step_order"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(steps, vec![(11, 0), (5, -1), (13, 2)]);
+}
+
+#[tokio::test]
+async fn card_etag_follows_the_content() {
+    let app = seeded().await;
+    let etag = get(&app, "/api/bands/1").await.headers()["etag"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    sqlx::query("UPDATE bands SET genre = 'Doom Metal' WHERE ma_id = 1")
+        .execute(&app.db.pool)
+        .await
+        .unwrap();
+    let after = app
+        .client
+        .get(app.url("/api/bands/1"))
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(after.status(), 200);
+    assert_ne!(after.headers()["etag"].to_str().unwrap(), etag);
+}
+
+#[tokio::test]
 async fn card_etag_gives_304() {
     let app = seeded().await;
     let res = get(&app, "/api/bands/1").await;

@@ -98,6 +98,9 @@ async fn bad_inputs_answer_json_400() {
         "?year_min=x",
         "?year_max=1990.5",
         "?year_min=99999999999",
+        format!("?genre={}", "g".repeat(101)).as_str(),
+        format!("?country={}", "é".repeat(101)).as_str(),
+        format!("?status={}", "s".repeat(101)).as_str(),
     ] {
         let res = get(&app, q).await;
         assert_eq!(res.status(), 400, "{q}");
@@ -305,6 +308,121 @@ async fn etag_gives_304_until_the_data_changes() {
         .unwrap();
     assert_eq!(after.status(), 200);
     assert_ne!(after.headers()["etag"].to_str().unwrap(), etag);
+}
+
+#[tokio::test]
+async fn filters_of_100_characters_are_accepted() {
+    let app = seeded().await;
+    for name in ["genre", "country", "status"] {
+        assert_eq!(
+            count(&app, &format!("?{name}={}", "é".repeat(100))).await,
+            0
+        );
+    }
+}
+
+async fn etag_of(app: &TestApp, query: &str) -> String {
+    let res = get(app, query).await;
+    assert_eq!(res.status(), 200);
+    res.headers()["etag"].to_str().unwrap().to_string()
+}
+
+#[tokio::test]
+async fn etag_follows_the_served_content_not_the_counter() {
+    let app = seeded().await;
+    let before = etag_of(&app, "?zoom=5").await;
+    // Same content rebuilt (another replica, or a reload): the same validator.
+    app.state.map.reload(&app.state.pool).await.unwrap();
+    assert_eq!(etag_of(&app, "?zoom=5").await, before);
+
+    // New rows committed without moving the counter, as when a writer that was in flight
+    // at load time commits afterwards: the triggers are skipped for this transaction.
+    let version = app.state.map.current().version;
+    sqlx::raw_sql(
+        "BEGIN; SET LOCAL session_replication_role = replica;
+         UPDATE bands SET name = 'Alpha Renamed' WHERE ma_id = 1; COMMIT;",
+    )
+    .execute(&app.db.pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        bandmap_map::data_version(&app.db.pool).await.unwrap(),
+        version
+    );
+    app.state.map.reload(&app.state.pool).await.unwrap();
+    assert_eq!(app.state.map.current().version, version);
+    let res = app
+        .client
+        .get(app.url("/api/clusters?zoom=5"))
+        .header("if-none-match", &before)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200, "new content must not be answered 304");
+    assert_ne!(res.headers()["etag"].to_str().unwrap(), before);
+}
+
+async fn encoded(app: &TestApp, query: &str, encoding: &str) -> reqwest::Response {
+    app.client
+        .get(app.url(&format!("/api/clusters{query}")))
+        .header("accept-encoding", encoding)
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn answers_are_compressed_when_the_client_accepts_it() {
+    let app = seeded().await;
+    // Big enough to be worth compressing: every point on its own.
+    let q = "?zoom=17";
+    let plain = encoded(&app, q, "identity").await;
+    assert_eq!(plain.status(), 200);
+    assert!(plain.headers().get("content-encoding").is_none());
+    let plain = plain.bytes().await.unwrap();
+    assert_eq!(plain[0], b'{');
+    for (accept, want) in [
+        ("gzip", "gzip"),
+        ("br", "br"),
+        ("br;q=1.0, gzip;q=0.5", "br"),
+    ] {
+        let res = encoded(&app, q, accept).await;
+        assert_eq!(res.status(), 200, "{accept}");
+        let h = res.headers();
+        assert_eq!(h["content-encoding"], want, "{accept}");
+        assert_eq!(h["content-type"], "application/geo+json");
+        assert!(h.get("etag").is_some(), "{accept}");
+        let vary = h["vary"].to_str().unwrap().to_ascii_lowercase();
+        assert!(vary.contains("accept-encoding"), "{accept}: {vary}");
+        let body = res.bytes().await.unwrap();
+        assert_ne!(body[0], b'{', "{accept}: body is not the plain JSON");
+        assert!(
+            body.len() < plain.len(),
+            "{accept}: {} ≥ {}",
+            body.len(),
+            plain.len()
+        );
+        if want == "gzip" {
+            assert_eq!(&body[..2], &[0x1f, 0x8b], "gzip magic");
+            assert_eq!(gunzip(&body), plain.to_vec(), "gzip round trip");
+        }
+    }
+}
+
+/// Decompresses with the system `gzip` (no decompression crate among this crate's
+/// dependencies).
+fn gunzip(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut child = std::process::Command::new("gzip")
+        .arg("-dc")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("gzip on PATH");
+    child.stdin.take().unwrap().write_all(data).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    out.stdout
 }
 
 #[tokio::test]

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-/// Channel notified by the triggers of migration 010.
+/// Channel notified by the triggers of migrations 010 and 014.
 pub const CHANNEL: &str = "bandmap_map_changed";
 /// Version poll interval (covers a lost LISTEN connection).
 pub const POLL_INTERVAL: Duration = Duration::from_secs(5);
@@ -25,6 +25,9 @@ pub const DEBOUNCE: Duration = Duration::from_millis(250);
 pub struct MapIndex {
     current: RwLock<Arc<Snapshot>>,
     loaded: AtomicBool,
+    /// A load failed since the current snapshot was installed: the next refresh rebuilds
+    /// even if the counter did not move.
+    failed: AtomicBool,
     loading: tokio::sync::Mutex<()>,
 }
 
@@ -40,6 +43,7 @@ impl MapIndex {
         MapIndex {
             current: RwLock::new(Arc::new(Snapshot::empty())),
             loaded: AtomicBool::new(false),
+            failed: AtomicBool::new(false),
             loading: tokio::sync::Mutex::new(()),
         }
     }
@@ -57,7 +61,7 @@ impl MapIndex {
         if !self.loaded.load(Ordering::Acquire) {
             let _guard = self.loading.lock().await;
             if !self.loaded.load(Ordering::Acquire) {
-                self.install(load::load(pool).await?);
+                self.load_and_install(pool, Snapshot::build).await?;
             }
         }
         Ok(self.current())
@@ -67,18 +71,45 @@ impl MapIndex {
     /// yet). Returns whether a new snapshot was installed.
     pub async fn refresh(&self, pool: &PgPool) -> Result<bool, LoadError> {
         let _guard = self.loading.lock().await;
-        if self.loaded.load(Ordering::Acquire) && !load::is_stale(pool, &self.current()).await? {
+        if self.loaded.load(Ordering::Acquire)
+            && !self.failed.load(Ordering::Acquire)
+            && !load::is_stale(pool, &self.current()).await?
+        {
             return Ok(false);
         }
-        self.install(load::load(pool).await?);
+        self.load_and_install(pool, Snapshot::build).await?;
         Ok(true)
     }
 
     /// Rebuilds unconditionally.
     pub async fn reload(&self, pool: &PgPool) -> Result<(), LoadError> {
+        self.reload_with(pool, Snapshot::build).await
+    }
+
+    /// [`MapIndex::reload`] with another snapshot builder (tests inject a failing one). On
+    /// failure the previous snapshot stays in use and the next refresh retries.
+    pub async fn reload_with<F>(&self, pool: &PgPool, build: F) -> Result<(), LoadError>
+    where
+        F: FnOnce(i64, Vec<crate::PointRow>) -> Snapshot + Send + 'static,
+    {
         let _guard = self.loading.lock().await;
-        self.install(load::load(pool).await?);
-        Ok(())
+        self.load_and_install(pool, build).await
+    }
+
+    async fn load_and_install<F>(&self, pool: &PgPool, build: F) -> Result<(), LoadError>
+    where
+        F: FnOnce(i64, Vec<crate::PointRow>) -> Snapshot + Send + 'static,
+    {
+        match load::load_with(pool, build).await {
+            Ok(snap) => {
+                self.install(snap);
+                Ok(())
+            }
+            Err(e) => {
+                self.failed.store(true, Ordering::Release);
+                Err(e)
+            }
+        }
     }
 
     fn install(&self, snap: Snapshot) {
@@ -87,6 +118,7 @@ impl MapIndex {
             Ok(mut g) => *g = snap,
             Err(p) => *p.into_inner() = snap,
         }
+        self.failed.store(false, Ordering::Release);
         self.loaded.store(true, Ordering::Release);
     }
 

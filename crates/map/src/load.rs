@@ -12,6 +12,9 @@ pub enum LoadError {
     /// The database failed.
     #[error("loading map points: {0}")]
     Db(#[from] sqlx::Error),
+    /// Building the snapshot panicked (a bug): the caller keeps its previous snapshot.
+    #[error("building the map snapshot failed: {0}")]
+    Build(String),
 }
 
 /// Writers in flight at the load transaction's snapshot. The counter is read *before* that
@@ -49,8 +52,16 @@ pub async fn is_stale(pool: &PgPool, snap: &Snapshot) -> Result<bool, LoadError>
 
 /// Loads a new snapshot: the counter, then in-flight writers and rows from one
 /// repeatable-read transaction.
-#[tracing::instrument(skip_all)]
 pub async fn load(pool: &PgPool) -> Result<Snapshot, LoadError> {
+    load_with(pool, Snapshot::build).await
+}
+
+/// [`load`] with another snapshot builder (tests inject a failing one).
+#[tracing::instrument(skip_all)]
+pub async fn load_with<F>(pool: &PgPool, build: F) -> Result<Snapshot, LoadError>
+where
+    F: FnOnce(i64, Vec<PointRow>) -> Snapshot + Send + 'static,
+{
     let version = data_version(pool).await?;
     let mut tx = pool.begin().await?;
     sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
@@ -63,9 +74,16 @@ pub async fn load(pool: &PgPool) -> Result<Snapshot, LoadError> {
     tx.commit().await?;
     let n = rows.len();
     let started = std::time::Instant::now();
-    let mut snap = tokio::task::spawn_blocking(move || Snapshot::build(version, rows))
+    // A panic must not install an empty snapshot under the current version: the map would
+    // stay empty until the next data change. It becomes an error; the index keeps the
+    // previous snapshot and retries at the next refresh.
+    let mut snap = tokio::task::spawn_blocking(move || build(version, rows))
         .await
-        .unwrap_or_else(|_| Snapshot::empty());
+        .map_err(|e| {
+            let why = panic_message(e);
+            tracing::error!(version, error = %why, "map snapshot build failed");
+            LoadError::Build(why)
+        })?;
     snap.pending_xids = pending;
     tracing::debug!(
         points = n,
@@ -74,4 +92,16 @@ pub async fn load(pool: &PgPool) -> Result<Snapshot, LoadError> {
         "map snapshot built"
     );
     Ok(snap)
+}
+
+fn panic_message(e: tokio::task::JoinError) -> String {
+    if !e.is_panic() {
+        return e.to_string();
+    }
+    let payload = e.into_panic();
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic".to_string())
 }

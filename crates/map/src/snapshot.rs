@@ -6,6 +6,7 @@ use crate::filter::FilterCache;
 use crate::grid;
 use crate::intern::{Interner, NONE, TextArena};
 use crate::levels::{self, Level};
+use std::hash::{Hash, Hasher};
 
 /// One row of the source query (a located `band_locations` row joined to its band).
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
@@ -36,6 +37,25 @@ pub struct PointRow {
     pub status: Option<String>,
     /// Band formation year.
     pub formed_year: Option<i32>,
+}
+
+impl PointRow {
+    /// Feeds every field to a content hash (floats by their bits).
+    fn hash_into(&self, h: &mut impl Hasher) {
+        self.location_id.hash(h);
+        self.ma_id.hash(h);
+        self.lon.to_bits().hash(h);
+        self.lat.to_bits().hash(h);
+        self.step_order.hash(h);
+        self.step_label.hash(h);
+        self.location_raw.hash(h);
+        self.name.hash(h);
+        self.genre.hash(h);
+        self.country.hash(h);
+        self.country_code.hash(h);
+        self.status.hash(h);
+        self.formed_year.hash(h);
+    }
 }
 
 /// Band columns (one entry per band with at least one point).
@@ -83,6 +103,12 @@ pub struct Points {
 pub struct Snapshot {
     /// Value of `map_data_version` read with the rows.
     pub version: i64,
+    /// Hash of the content (every row in snapshot order, and the crate version because the
+    /// answers' format belongs to the build). HTTP validators are built from it, not from
+    /// `version`: a snapshot can be rebuilt with new rows under an unchanged counter (a
+    /// writer in flight at load time commits later), and replicas may hold different rows
+    /// under one counter value; equal content gives equal validators on every replica.
+    pub fingerprint: u64,
     /// Writers in flight when the rows were read (see `load::is_stale`).
     pub pending_xids: Vec<i64>,
     /// Points.
@@ -116,8 +142,13 @@ impl Snapshot {
             .collect();
         keyed.sort_unstable();
         let mut points = Points::default();
+        // Stable across processes of one build (`DefaultHasher::new` has fixed keys), which
+        // is what replicas sharing ETags need.
+        let mut fp = std::hash::DefaultHasher::new();
+        env!("CARGO_PKG_VERSION").hash(&mut fp);
         for &(m, _, i) in &keyed {
             let r = &mut rows[i];
+            r.hash_into(&mut fp);
             let band = *band_of.entry(r.ma_id).or_insert_with(|| {
                 let idx = bands.ma_id.len() as u32;
                 bands.ma_id.push(r.ma_id);
@@ -149,6 +180,7 @@ impl Snapshot {
             .collect();
         Snapshot {
             version,
+            fingerprint: fp.finish(),
             pending_xids: Vec::new(),
             points,
             bands,

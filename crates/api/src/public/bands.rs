@@ -12,13 +12,16 @@ use utoipa::ToSchema;
 
 const CARD_SQL: &str = "SELECT ma_id, name, genre, country, status, formed_year, \
      data->>'url' AS url FROM bands WHERE ma_id = $1";
-// Located only when geocoded (`done`, `country_only`), like the map; manual overrides
-// (`step_order = -1`) keep the place of the step they replaced.
+// Located only when geocoded (`done`, `country_only`), like the map. The path order is
+// the parser's (`parsed_step`, which never changes): a manual override sets `step_order`
+// to -1 on the row it corrects, so ordering by `step_order` would move it to the front of
+// the path; by `parsed_step` it keeps the place of the step it replaced. The client draws
+// the steps in this order as they come.
 const STEPS_SQL: &str = "SELECT id AS location_id, step_order, step_label, location_raw, \
      CASE WHEN geocode_status IN ('done', 'country_only') THEN lat END AS lat, \
      CASE WHEN geocode_status IN ('done', 'country_only') THEN lon END AS lon \
      FROM band_locations WHERE ma_id = $1 \
-     ORDER BY CASE WHEN step_order >= 0 THEN step_order ELSE parsed_step END, parsed_step, id";
+     ORDER BY parsed_step, id";
 
 /// Public card of a band.
 #[derive(Debug, Serialize, ToSchema, sqlx::FromRow)]
@@ -37,7 +40,8 @@ pub struct BandCard {
     pub formed_year: Option<i32>,
     /// Upstream page.
     pub url: Option<String>,
-    /// Location steps in order (unlocated ones with null coordinates).
+    /// Location steps in path order (`parsed_step`; a manual override keeps its step's
+    /// place), unlocated ones with null coordinates.
     #[sqlx(skip)]
     pub steps: Vec<CardStep>,
 }

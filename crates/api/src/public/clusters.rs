@@ -1,5 +1,6 @@
 //! `GET /api/clusters`: the GeoJSON clusters of the map, answered from the in-memory index
-//! (docs/map.md), with an ETag from the data version and the normalised query.
+//! (docs/map.md), with an ETag from the served snapshot's content fingerprint and the
+//! normalised query.
 
 use super::cache::{self, CACHE_CONTROL};
 use super::params;
@@ -24,11 +25,11 @@ pub struct ClustersParams {
     /// Zoom 0–20 (default 3); points are clustered up to 16, single from 17.
     #[param(value_type = Option<i32>, minimum = 0, maximum = 20)]
     zoom: Option<String>,
-    /// Country name or ISO2 code (case-insensitive equality).
+    /// Country name or ISO2 code (case-insensitive equality); over 100 characters → 400.
     country: Option<String>,
-    /// Band status (case-insensitive equality).
+    /// Band status (case-insensitive equality); over 100 characters → 400.
     status: Option<String>,
-    /// Genre (case-insensitive substring).
+    /// Genre (case-insensitive substring); over 100 characters → 400.
     genre: Option<String>,
     /// Lowest formation year.
     #[param(value_type = Option<i32>)]
@@ -41,8 +42,9 @@ pub struct ClustersParams {
 impl ClustersParams {
     /// Validates the parameters into a query.
     pub fn parse(&self) -> Result<ClusterQuery, ApiError> {
-        let text = |v: &Option<String>| params::text(v.as_deref());
-        let (genre, country, status) = (text(&self.genre), text(&self.country), text(&self.status));
+        let genre = params::bounded("genre", self.genre.as_deref())?;
+        let country = params::bounded("country", self.country.as_deref())?;
+        let status = params::bounded("status", self.status.as_deref())?;
         Ok(ClusterQuery {
             bbox: params::bbox(self.bbox.as_deref())?,
             zoom: params::zoom(self.zoom.as_deref())?,
@@ -74,7 +76,7 @@ pub async fn clusters(
         .get(&state.pool)
         .await
         .map_err(ApiError::internal)?;
-    let etag = etag(snap.version, &query);
+    let etag = etag(snap.fingerprint, &query);
     if cache::not_modified(&headers, &etag) {
         return Ok(cache::not_modified_response(&etag));
     }
@@ -95,8 +97,9 @@ pub async fn clusters(
     Ok(res)
 }
 
-/// Weak ETag of a query against a data version.
-fn etag(version: i64, q: &ClusterQuery) -> String {
+/// Weak ETag of a query against the content of a snapshot. Not the data version: a
+/// snapshot can be rebuilt with other rows under the same counter value (docs/map.md).
+fn etag(fingerprint: u64, q: &ClusterQuery) -> String {
     let mut h = std::hash::DefaultHasher::new();
     q.zoom.hash(&mut h);
     for v in [
@@ -108,5 +111,5 @@ fn etag(version: i64, q: &ClusterQuery) -> String {
         v.to_bits().hash(&mut h);
     }
     q.filter.hash(&mut h);
-    format!("W/\"m{version}-{:016x}\"", h.finish())
+    format!("W/\"m{fingerprint:016x}-{:016x}\"", h.finish())
 }

@@ -72,7 +72,26 @@ pub fn year(name: &str, raw: Option<&str>) -> Result<Option<i32>, ApiError> {
         .transpose()
 }
 
-/// A text filter cleaned of control characters and bounded; absent or blank → `None`.
+/// A map filter (`country`, `status`, `genre`) as in the bands list (CONTRACT §6, §7): more
+/// than [`MAX_FILTER_CHARS`] characters → 400 naming the parameter (cutting it would answer
+/// for a different filter than the one asked); then cleaned of control characters; absent
+/// or blank → `None`.
+pub fn bounded(name: &str, raw: Option<&str>) -> Result<Option<String>, ApiError> {
+    let Some(s) = present(raw) else {
+        return Ok(None);
+    };
+    if s.chars().count() > MAX_FILTER_CHARS {
+        return Err(ApiError::bad_request(format!(
+            "{name} must be at most {MAX_FILTER_CHARS} characters"
+        )));
+    }
+    let cleaned = clean_text(s, false);
+    let t = cleaned.trim();
+    Ok((!t.is_empty()).then(|| t.to_string()))
+}
+
+/// A search text cleaned of control characters and cut to [`MAX_FILTER_CHARS`] (like the
+/// bands list's `q`); absent or blank → `None`.
 pub fn text(raw: Option<&str>) -> Option<String> {
     let cleaned: String = clean_text(raw?, false)
         .chars()
@@ -120,5 +139,13 @@ mod tests {
         assert!(year("y", Some("199x")).is_err());
         assert_eq!(text(Some(" bl\u{1}ack ")).as_deref(), Some("black"));
         assert_eq!(text(Some("  ")), None);
+        let long = "é".repeat(MAX_FILTER_CHARS);
+        assert_eq!(bounded("genre", Some(&long)).unwrap(), Some(long.clone()));
+        assert!(bounded("genre", Some(&format!("{long}x"))).is_err());
+        assert_eq!(
+            bounded("genre", Some(" bl\u{1}ack ")).unwrap().as_deref(),
+            Some("black")
+        );
+        assert_eq!(bounded("genre", Some("  ")).unwrap(), None);
     }
 }
