@@ -24,8 +24,40 @@ pub const POLL_INTERVAL: Duration = Duration::from_secs(15);
 /// The job type this daemon claims.
 pub const JOB_TYPE: &str = "geocoder_enqueue";
 
+/// How often the loop polls for triggers and scans on its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Periods {
+    /// Trigger poll period ([`POLL_INTERVAL`] in production).
+    pub poll: Duration,
+    /// Automatic scan period (`ENQUEUE_AUTO_INTERVAL_MIN` in production).
+    pub auto: Duration,
+}
+
+impl Periods {
+    /// The production periods (rule 11).
+    pub fn from_config(config: &Config) -> Self {
+        Periods {
+            poll: POLL_INTERVAL,
+            auto: config.enqueue.auto_interval,
+        }
+    }
+}
+
 /// Runs the daemon until `shutdown` fires.
 pub async fn run(pool: PgPool, config: Arc<Config>, shutdown: Shutdown) -> anyhow::Result<()> {
+    let periods = Periods::from_config(&config);
+    run_with(pool, config, shutdown, periods).await
+}
+
+/// [`run`] with explicit periods. Tests use it to watch the real loop poll and rescan in
+/// milliseconds: the configuration counts in whole minutes, and a paused tokio clock
+/// would also fire sqlx's pool timeouts while a query waits on the socket.
+pub async fn run_with(
+    pool: PgPool,
+    config: Arc<Config>,
+    shutdown: Shutdown,
+    periods: Periods,
+) -> anyhow::Result<()> {
     recover(&pool).await;
     let started = Instant::now();
     let max_age = health::max_scan_age(config.enqueue.auto_interval);
@@ -38,10 +70,11 @@ pub async fn run(pool: PgPool, config: Arc<Config>, shutdown: Shutdown) -> anyho
         shutdown.clone(),
     ));
     tracing::info!(
-        auto_interval_s = config.enqueue.auto_interval.as_secs(),
+        auto_interval_s = periods.auto.as_secs(),
+        poll_interval_s = periods.poll.as_secs(),
         "enqueue daemon started"
     );
-    schedule(&pool, config.enqueue.auto_interval, shutdown).await;
+    schedule(&pool, periods, shutdown).await;
     if let Err(e) = heartbeat.await {
         tracing::warn!(error = %e, "heartbeat task ended abnormally");
     }
@@ -60,7 +93,7 @@ async fn recover(pool: &PgPool) {
 }
 
 /// The poll/scan loop.
-async fn schedule(pool: &PgPool, auto_interval: Duration, shutdown: Shutdown) {
+async fn schedule(pool: &PgPool, periods: Periods, shutdown: Shutdown) {
     let mut stop = shutdown.clone();
     let mut next_auto = Instant::now();
     loop {
@@ -69,10 +102,12 @@ async fn schedule(pool: &PgPool, auto_interval: Duration, shutdown: Shutdown) {
             return;
         }
         if Instant::now() >= next_auto {
-            next_auto = Instant::now() + auto_interval;
+            next_auto = Instant::now() + periods.auto;
             scan_isolated(pool, None, &shutdown).await;
         }
-        let wait = POLL_INTERVAL.min(next_auto.saturating_duration_since(Instant::now()));
+        let wait = periods
+            .poll
+            .min(next_auto.saturating_duration_since(Instant::now()));
         tokio::select! {
             _ = tokio::time::sleep(wait) => {}
             _ = stop.cancelled() => return,

@@ -3,7 +3,7 @@
 //! centroid — idempotently (unique key `band_locations_identity`), each execution recorded
 //! as a `crawl_run` of type `geocoder_enqueue` with honest counts. See docs/enqueue.md.
 //!
-//! Entry points: [`run`] (the daemon loop), [`run_once`] (one scan), [`poll_once`] (one
+//! Entry points: [`run`] (the daemon loop; [`run_with`] with other periods), [`run_once`] (one scan), [`poll_once`] (one
 //! trigger poll).
 
 mod daemon;
@@ -14,7 +14,7 @@ pub mod plan;
 mod report;
 mod scan;
 
-pub use daemon::{JOB_TYPE, POLL_INTERVAL, SERVICE, poll_once, run};
+pub use daemon::{JOB_TYPE, POLL_INTERVAL, Periods, SERVICE, poll_once, run, run_with};
 pub use error::EnqueueError;
 pub use health::{judge as judge_last_scan, max_scan_age};
 pub use insert::MAX_FAILURE_LINES;

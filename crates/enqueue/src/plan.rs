@@ -9,7 +9,7 @@
 //! - A band with neither a place nor a usable country (none, `XX`, `ZZ`, unrecognised) is
 //!   skipped with the reason.
 
-use bandmap_db::band_locations::enqueue::{NewLocation, Start, UnqueuedBand};
+use bandmap_db::band_locations::enqueue::{NewLocation, PlannedFrom, Start, UnqueuedBand};
 use bandmap_location::{Country, countries, parse};
 use std::fmt;
 
@@ -25,6 +25,10 @@ pub enum SkipReason {
     PseudoCountry(&'static str),
     /// No place and a country the table does not know.
     UnknownCountry(String),
+    /// The band's location text or country changed (or the band was deleted) between
+    /// reading and inserting: its rows were planned from the old values, so none was
+    /// inserted; the band has no row, so the next scan reads it again.
+    Changed,
 }
 
 impl fmt::Display for SkipReason {
@@ -37,6 +41,9 @@ impl fmt::Display for SkipReason {
             SkipReason::UnknownCountry(c) => {
                 write!(f, "no place in the location and unrecognised country {c:?}")
             }
+            SkipReason::Changed => f.write_str(
+                "location or country changed while the scan ran; read again by the next scan",
+            ),
         }
     }
 }
@@ -115,6 +122,7 @@ pub fn plan(band: &UnqueuedBand) -> Plan {
             };
             rows.push(NewLocation {
                 ma_id: band.ma_id,
+                planned_from: PlannedFrom::from(band),
                 step: step.order,
                 label: step.label.clone(),
                 raw: place.raw,
@@ -134,6 +142,7 @@ fn country_only(band: &UnqueuedBand, country: &Country) -> NewLocation {
     let name = own_country_name(band, country);
     NewLocation {
         ma_id: band.ma_id,
+        planned_from: PlannedFrom::from(band),
         step: 0,
         label: "origin".to_owned(),
         raw: name.clone(),

@@ -2,9 +2,11 @@
 //! without rows in `ma_id` order, plans their rows off the async threads, inserts each
 //! batch in one statement, and records honest counts.
 //!
-//! Failures of single rows never end the scan: when a batch insert fails with a database
-//! error, the batch is retried row by row, each failing row is counted in `failed` and
-//! logged with its band and the error, and the scan goes on. A lost connection ends the
+//! Failures of single bands never end the scan: when a batch insert fails with a database
+//! error, the batch is retried band by band, each failing band's rows are rolled back,
+//! counted in `failed` and logged with the band and the error, and the scan goes on.
+//! A band whose location text or country changed between reading and inserting gets no
+//! row and is counted in `skipped` (reason `Changed`): the next scan reads it again. A lost connection ends the
 //! run as `error`: the job itself cannot continue.
 
 use crate::error::EnqueueError;
@@ -157,7 +159,10 @@ async fn scan(
             insert::batch(pool, run_id, &page.rows, report, &mut progress),
             read_and_plan(pool, page.last_ma_id),
         );
-        inserted?;
+        merge_skips(
+            &mut skipped,
+            inserted?.into_iter().map(|id| (SkipReason::Changed, id)),
+        );
         next = following?;
         report.skipped = skipped.values().map(|v| v.len() as u64).sum();
         runs::write_stats(pool, run_id, &report.stats()).await?;
@@ -228,7 +233,10 @@ async fn read_and_plan(pool: &PgPool, after: i64) -> Result<Option<Page>, Enqueu
     Ok(Some(page))
 }
 
-fn merge_skips(all: &mut BTreeMap<SkipReason, Vec<i64>>, page: Vec<(SkipReason, i64)>) {
+fn merge_skips(
+    all: &mut BTreeMap<SkipReason, Vec<i64>>,
+    page: impl IntoIterator<Item = (SkipReason, i64)>,
+) {
     for (reason, ma_id) in page {
         all.entry(reason).or_default().push(ma_id);
     }

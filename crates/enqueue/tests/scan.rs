@@ -4,10 +4,50 @@
 
 mod common;
 
+use bandmap_db::band_locations::enqueue::{bands_without_rows, insert_locations};
+use bandmap_enqueue::plan::{Plan, plan};
 use bandmap_enqueue::run_once;
 use bandmap_location::countries;
 use bandmap_test_support::TestDb;
 use common::{Row, band, count_rows, log_lines, rows, run_record};
+use sqlx::PgPool;
+
+/// Makes the database refuse every row whose `location_raw` is `Poisonville`.
+async fn refuse_poisonville(p: &PgPool) {
+    sqlx::raw_sql(
+        "CREATE FUNCTION refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN
+             IF NEW.location_raw = 'Poisonville' THEN
+                 RAISE EXCEPTION 'poisoned place refused';
+             END IF;
+             RETURN NEW;
+         END $$;
+         CREATE TRIGGER refuse_poison BEFORE INSERT ON band_locations
+             FOR EACH ROW EXECUTE FUNCTION refuse_poison();",
+    )
+    .execute(p)
+    .await
+    .unwrap();
+}
+
+/// Reads the bands without rows and plans them, as a scan's page does.
+async fn planned_page(p: &PgPool) -> Vec<bandmap_db::band_locations::enqueue::NewLocation> {
+    bands_without_rows(p, i64::MIN, 100)
+        .await
+        .unwrap()
+        .iter()
+        .flat_map(|b| match plan(b) {
+            Plan::Rows(r) => r,
+            Plan::Skip(why) => panic!("band {} skipped: {why}", b.ma_id),
+        })
+        .collect()
+}
+
+fn raws(rows: &[Row]) -> Vec<(i32, &str)> {
+    rows.iter()
+        .map(|r| (r.step_order, r.location_raw.as_str()))
+        .collect()
+}
 
 fn pending(
     step: i32,
@@ -249,20 +289,7 @@ async fn the_run_records_honest_counts_including_a_failed_insert() {
     let db = TestDb::new().await;
     let p = &db.pool;
     // The database refuses exactly one place.
-    sqlx::raw_sql(
-        "CREATE FUNCTION refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$
-         BEGIN
-             IF NEW.location_raw = 'Poisonville' THEN
-                 RAISE EXCEPTION 'poisoned place refused';
-             END IF;
-             RETURN NEW;
-         END $$;
-         CREATE TRIGGER refuse_poison BEFORE INSERT ON band_locations
-             FOR EACH ROW EXECUTE FUNCTION refuse_poison();",
-    )
-    .execute(p)
-    .await
-    .unwrap();
+    refuse_poisonville(p).await;
     band(p, 30, Some("Norway"), Some("NO"), Some("Oslo")).await;
     band(p, 31, Some("France"), Some("FR"), Some("Lyon/Paris")).await;
     band(p, 32, Some("Norway"), Some("NO"), Some("Poisonville")).await;
@@ -318,7 +345,7 @@ async fn the_run_records_honest_counts_including_a_failed_insert() {
     assert!(
         lines
             .iter()
-            .any(|(l, m)| l == "warn" && m.contains("retrying row by row"))
+            .any(|(l, m)| l == "warn" && m.contains("retrying band by band"))
     );
     assert!(
         lines.iter().any(|(_, m)| m.starts_with("skipped 1 bands:")
@@ -391,4 +418,146 @@ async fn scans_page_through_more_bands_than_one_batch() {
     let r = run_once(p, None).await.unwrap();
     assert_eq!((r.bands, r.created), (n as u64, n as u64));
     assert_eq!(count_rows(p).await, n);
+}
+
+#[tokio::test]
+async fn a_band_with_one_refused_place_keeps_no_row_and_the_next_scan_creates_them_all() {
+    let db = TestDb::new().await;
+    let p = &db.pool;
+    refuse_poisonville(p).await;
+    band(
+        p,
+        50,
+        Some("France"),
+        Some("FR"),
+        Some("Lyon (early); Poisonville/Paris (later)"),
+    )
+    .await;
+    band(p, 51, Some("Norway"), Some("NO"), Some("Oslo")).await;
+
+    let r = run_once(p, None).await.unwrap();
+    // The band's three planned rows all count as failed; the other band is created.
+    assert_eq!(
+        (r.bands, r.created, r.failed, r.existing),
+        (2, 1, 3, 0),
+        "{r:?}"
+    );
+    assert!(rows(p, 50).await.is_empty(), "no partial band is kept");
+    assert_eq!(rows(p, 51).await.len(), 1);
+    let lines = log_lines(p, r.run_id).await;
+    let failures: Vec<_> = lines
+        .iter()
+        .filter(|(_, m)| m.starts_with("insert failed:"))
+        .collect();
+    assert_eq!(failures.len(), 1, "one line per failed band: {lines:?}");
+    let line = &failures[0].1;
+    assert!(
+        line.contains("ma_id=50")
+            && line.contains("rows=3")
+            && line.contains("\"Poisonville\"")
+            && line.contains("poisoned place refused"),
+        "{line}"
+    );
+
+    // The cause removed, the next scan reads the band again and creates all its rows.
+    sqlx::raw_sql("DROP TRIGGER refuse_poison ON band_locations")
+        .execute(p)
+        .await
+        .unwrap();
+    let again = run_once(p, None).await.unwrap();
+    assert_eq!(
+        (again.bands, again.created, again.failed),
+        (1, 3, 0),
+        "{again:?}"
+    );
+    assert_eq!(
+        raws(&rows(p, 50).await),
+        [(0, "Lyon"), (1, "Poisonville"), (1, "Paris")]
+    );
+}
+
+#[tokio::test]
+async fn rows_planned_from_a_location_changed_before_the_insert_are_not_created() {
+    let db = TestDb::new().await;
+    let p = &db.pool;
+    band(p, 60, Some("Sweden"), Some("SE"), Some("Göteborg")).await;
+    band(p, 61, Some("Sweden"), Some("SE"), Some("Umeå")).await;
+    band(p, 62, Some("Norway"), Some("NO"), Some("Oslo")).await;
+    let planned = planned_page(p).await;
+    assert_eq!(planned.len(), 3);
+
+    // Between reading and inserting, one band's text and another's country change.
+    sqlx::query("UPDATE bands SET location_text = 'Malmö' WHERE ma_id = 60")
+        .execute(p)
+        .await
+        .unwrap();
+    sqlx::query("UPDATE bands SET country = 'Finland', country_code = 'FI' WHERE ma_id = 61")
+        .execute(p)
+        .await
+        .unwrap();
+    let mut tx = p.begin().await.unwrap();
+    let inserted = insert_locations(&mut tx, &planned).await.unwrap();
+    tx.commit().await.unwrap();
+    assert_eq!(inserted.stale_bands, [60, 61]);
+    assert_eq!(
+        inserted.created.iter().map(|c| c.ma_id).collect::<Vec<_>>(),
+        [62]
+    );
+    assert!(rows(p, 60).await.is_empty(), "no row of the old text");
+    assert!(rows(p, 61).await.is_empty(), "no row of the old country");
+
+    // The stale bands have no row, so the next scan reads them with their new values.
+    let r = run_once(p, None).await.unwrap();
+    assert_eq!((r.bands, r.created, r.skipped), (2, 2, 0), "{r:?}");
+    assert_eq!(raws(&rows(p, 60).await), [(0, "Malmö")]);
+    assert_eq!(rows(p, 61).await[0].country_code.as_deref(), Some("FI"));
+}
+
+#[tokio::test]
+async fn an_insert_racing_a_location_update_waits_for_it_and_creates_nothing_stale() {
+    let db = TestDb::new().await;
+    let p = &db.pool;
+    band(p, 70, Some("Sweden"), Some("SE"), Some("Göteborg")).await;
+    let planned = planned_page(p).await;
+
+    // The update is made but not committed yet when the insert starts.
+    let mut editor = p.begin().await.unwrap();
+    sqlx::query("UPDATE bands SET location_text = 'Lund' WHERE ma_id = 70")
+        .execute(&mut *editor)
+        .await
+        .unwrap();
+    let pool = p.clone();
+    let insert = tokio::spawn(async move {
+        let mut tx = pool.begin().await.unwrap();
+        let inserted = insert_locations(&mut tx, &planned).await.unwrap();
+        tx.commit().await.unwrap();
+        inserted
+    });
+    // The insert must wait on the band's row lock (without it, it would insert rows of
+    // the old text that the update's rule-20 delete cannot see).
+    let mut waited = false;
+    for _ in 0..400 {
+        let waiting: bool = sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+                            WHERE datname = current_database() AND wait_event_type = 'Lock'
+                              AND query LIKE 'WITH r AS (%')",
+        )
+        .fetch_one(p)
+        .await
+        .unwrap();
+        if waiting {
+            waited = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    assert!(waited, "the insert did not wait for the band update");
+    editor.commit().await.unwrap();
+    let inserted = insert.await.unwrap();
+    assert_eq!(inserted.stale_bands, [70]);
+    assert!(inserted.created.is_empty());
+    assert!(rows(p, 70).await.is_empty());
+
+    run_once(p, None).await.unwrap();
+    assert_eq!(raws(&rows(p, 70).await), [(0, "Lund")]);
 }

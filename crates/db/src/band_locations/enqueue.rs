@@ -3,6 +3,13 @@
 //! statement (`UNNEST` arrays). Idempotence is the unique index `band_locations_identity`
 //! `(ma_id, parsed_step, location_raw)`: the insert says `ON CONFLICT DO NOTHING` and
 //! returns only the rows it really created.
+//!
+//! Rows are planned from a band as it was read, and inserted later (the scan pipelines its
+//! pages). Rule 20 deletes a band's rows when its `location_text` changes; rows inserted
+//! after that delete, from the old text, would survive and the band would never be read
+//! again (it has rows). So the insert creates a band's rows only while the band still has
+//! the columns they were planned from ([`PlannedFrom`]), and reports the other bands as
+//! stale.
 
 use crate::Result;
 use sqlx::{PgConnection, PgPool};
@@ -58,11 +65,35 @@ pub enum Start {
     },
 }
 
+/// The band columns a row was planned from. The insert skips the row's band unless the
+/// band still has exactly these values (`IS NOT DISTINCT FROM`, so NULL matches NULL).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlannedFrom {
+    /// `bands.location_text` as read.
+    pub location_text: Option<String>,
+    /// `bands.country` as read.
+    pub country: Option<String>,
+    /// `bands.country_code` as read.
+    pub country_code: Option<String>,
+}
+
+impl From<&UnqueuedBand> for PlannedFrom {
+    fn from(b: &UnqueuedBand) -> Self {
+        PlannedFrom {
+            location_text: b.location_text.clone(),
+            country: b.country.clone(),
+            country_code: b.country_code.clone(),
+        }
+    }
+}
+
 /// One row to create: one place of one step of a band.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewLocation {
     /// Band.
     pub ma_id: i64,
+    /// The band's columns the row was planned from (see [`PlannedFrom`]).
+    pub planned_from: PlannedFrom,
     /// The parser's step order: stored as both `step_order` and `parsed_step`.
     pub step: i32,
     /// `step_label`.
@@ -92,6 +123,24 @@ pub struct Created {
     pub geocode_status: String,
 }
 
+/// What one insert did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Inserted {
+    /// The rows created (rows whose identity already existed are not in it).
+    pub created: Vec<Created>,
+    /// Bands whose rows were not inserted because the band changed (its location text or
+    /// country differs from [`PlannedFrom`]) or disappeared since it was read; ascending.
+    pub stale_bands: Vec<i64>,
+}
+
+/// One result row of the insert: a created row, or (`id` NULL) a stale band.
+#[derive(sqlx::FromRow)]
+struct Outcome {
+    id: Option<i64>,
+    ma_id: i64,
+    geocode_status: Option<String>,
+}
+
 /// Separator of the region lists packed into one text per row: PostgreSQL arrays cannot
 /// be ragged, so `regions` travels as text and `string_to_array` unpacks it. The parser
 /// removes control characters, so U+001F never occurs in a name (and is blanked if it did).
@@ -116,6 +165,9 @@ struct Columns {
     regions: Vec<String>,
     country: Vec<Option<String>>,
     country_code: Vec<Option<String>>,
+    from_text: Vec<Option<String>>,
+    from_country: Vec<Option<String>>,
+    from_code: Vec<Option<String>>,
     status: Vec<&'static str>,
     lat: Vec<Option<f64>>,
     lon: Vec<Option<f64>>,
@@ -136,6 +188,9 @@ impl Columns {
             c.regions.push(pack_regions(&r.regions));
             c.country.push(r.country.clone());
             c.country_code.push(r.country_code.clone());
+            c.from_text.push(r.planned_from.location_text.clone());
+            c.from_country.push(r.planned_from.country.clone());
+            c.from_code.push(r.planned_from.country_code.clone());
             match r.start {
                 Start::Pending => {
                     c.status.push("pending");
@@ -164,33 +219,59 @@ impl Columns {
 }
 
 /// Inserts `rows` in one statement; rows whose identity already exists are left alone.
-/// Returns the rows created. One failing row fails the whole statement (the caller may
-/// then insert row by row to isolate it).
-pub async fn insert_locations(
-    conn: &mut PgConnection,
-    rows: &[NewLocation],
-) -> Result<Vec<Created>> {
+/// Only bands that still have the columns their rows were planned from get rows; the
+/// others are returned as stale. One failing row fails the whole statement (the caller
+/// may then insert band by band to isolate it).
+///
+/// The bands are locked `FOR SHARE` until the caller's transaction ends: an update of
+/// `location_text` running at the same time either commits first (the re-checked join no
+/// longer matches: the band is stale) or waits for this transaction, and its rule-20
+/// trigger then deletes the committed rows. Without the lock, an update committed after
+/// this statement's snapshot would delete only the rows it could see and miss these.
+pub async fn insert_locations(conn: &mut PgConnection, rows: &[NewLocation]) -> Result<Inserted> {
     if rows.is_empty() {
-        return Ok(Vec::new());
+        return Ok(Inserted::default());
     }
     let c = Columns::from_rows(rows);
-    Ok(sqlx::query_as(
-        "INSERT INTO band_locations (
-             ma_id, step_order, parsed_step, step_label, location_raw, city, regions,
-             country, country_code, geocode_status, lat, lon, confidence, provider,
-             geocode_granularity)
-         SELECT r.ma_id, r.step, r.step, r.label, r.raw, r.city,
-                CASE WHEN r.regions = '' THEN '{}'::text[]
-                     ELSE string_to_array(r.regions, chr(31)) END,
-                r.country, r.country_code, r.status, r.lat, r.lon, r.confidence, r.provider,
-                r.granularity
-         FROM UNNEST($1::bigint[], $2::integer[], $3::text[], $4::text[], $5::text[],
-                     $6::text[], $7::text[], $8::text[], $9::text[], $10::float8[],
-                     $11::float8[], $12::float8[], $13::text[], $14::text[])
-              AS r(ma_id, step, label, raw, city, regions, country, country_code, status,
-                   lat, lon, confidence, provider, granularity)
-         ON CONFLICT (ma_id, parsed_step, location_raw) DO NOTHING
-         RETURNING id, ma_id, geocode_status",
+    let outcomes: Vec<Outcome> = sqlx::query_as(
+        "WITH r AS (
+             SELECT * FROM UNNEST($1::bigint[], $2::integer[], $3::text[], $4::text[],
+                                  $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+                                  $10::float8[], $11::float8[], $12::float8[], $13::text[],
+                                  $14::text[], $15::text[], $16::text[], $17::text[])
+                  AS r(ma_id, step, label, raw, city, regions, country, country_code,
+                       status, lat, lon, confidence, provider, granularity,
+                       from_text, from_country, from_code)
+         ),
+         unchanged AS (
+             SELECT b.ma_id
+             FROM bands b
+             JOIN (SELECT DISTINCT ma_id, from_text, from_country, from_code FROM r) p
+               ON p.ma_id = b.ma_id
+              AND b.location_text IS NOT DISTINCT FROM p.from_text
+              AND b.country IS NOT DISTINCT FROM p.from_country
+              AND b.country_code IS NOT DISTINCT FROM p.from_code
+             ORDER BY b.ma_id
+             FOR SHARE OF b
+         ),
+         ins AS (
+             INSERT INTO band_locations (
+                 ma_id, step_order, parsed_step, step_label, location_raw, city, regions,
+                 country, country_code, geocode_status, lat, lon, confidence, provider,
+                 geocode_granularity)
+             SELECT r.ma_id, r.step, r.step, r.label, r.raw, r.city,
+                    CASE WHEN r.regions = '' THEN '{}'::text[]
+                         ELSE string_to_array(r.regions, chr(31)) END,
+                    r.country, r.country_code, r.status, r.lat, r.lon, r.confidence,
+                    r.provider, r.granularity
+             FROM r JOIN unchanged u ON u.ma_id = r.ma_id
+             ON CONFLICT (ma_id, parsed_step, location_raw) DO NOTHING
+             RETURNING id, ma_id, geocode_status
+         )
+         SELECT id, ma_id, geocode_status FROM ins
+         UNION ALL
+         SELECT DISTINCT NULL::bigint, r.ma_id, NULL::text FROM r
+         WHERE NOT EXISTS (SELECT 1 FROM unchanged u WHERE u.ma_id = r.ma_id)",
     )
     .bind(&c.ma_id)
     .bind(&c.step)
@@ -206,8 +287,24 @@ pub async fn insert_locations(
     .bind(&c.confidence)
     .bind(&c.provider)
     .bind(&c.granularity)
+    .bind(&c.from_text)
+    .bind(&c.from_country)
+    .bind(&c.from_code)
     .fetch_all(conn)
-    .await?)
+    .await?;
+    let mut out = Inserted::default();
+    for o in outcomes {
+        match (o.id, o.geocode_status) {
+            (Some(id), Some(geocode_status)) => out.created.push(Created {
+                id,
+                ma_id: o.ma_id,
+                geocode_status,
+            }),
+            _ => out.stale_bands.push(o.ma_id),
+        }
+    }
+    out.stale_bands.sort_unstable();
+    Ok(out)
 }
 
 /// What the heartbeat needs to know of past scans.
