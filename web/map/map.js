@@ -67,10 +67,10 @@ const filters = {};
 for (const k of FILTERS) if (initial.get(k)) filters[k] = initial.get(k);
 let openBand = initial.get('band') || null;
 
+// The tile URL is the server operator's choice (the <meta> tag of the page), never the
+// visitor's: a shared link must not be able to point the map's requests at another host.
 function tileUrl() {
-  const fromQuery = initial.get('tiles');
-  const fromMeta = document.querySelector('meta[name="bandmap-tiles"]')?.content;
-  const t = (fromQuery ?? fromMeta ?? '').trim();
+  const t = (document.querySelector('meta[name="bandmap-tiles"]')?.content ?? '').trim();
   if (!t || t === 'none') return null;
   // Only http(s) (or same-origin relative) templates.
   return /^(https?:)?\/\//.test(t) || t.startsWith('/') ? t : null;
@@ -84,7 +84,6 @@ function updateUrl() {
   p.set('z', String(map.getZoom()));
   for (const k of FILTERS) if (filters[k]) p.set(k, filters[k]);
   if (openBand) p.set('band', openBand);
-  if (initial.has('tiles')) p.set('tiles', initial.get('tiles'));
   history.replaceState(null, '', `${location.pathname}?${p.toString()}`);
 }
 
@@ -107,21 +106,6 @@ const tiles = tileUrl();
 if (tiles) {
   L.tileLayer(tiles, { maxZoom: 19, crossOrigin: true }).addTo(map);
 }
-
-// Optional light country outlines (served by the app if present).
-map.createPane('outline');
-map.getPane('outline').style.zIndex = '250';
-fetch('/map/europe.geojson', { headers: { Accept: 'application/geo+json, application/json' } })
-  .then((r) => (r.ok ? r.json() : null))
-  .then((gj) => {
-    if (!gj || (gj.type !== 'FeatureCollection' && gj.type !== 'Feature')) return;
-    L.geoJSON(gj, {
-      pane: 'outline',
-      interactive: false,
-      style: { color: '#9aa7b4', weight: 1, fillColor: '#f6f4ee', fillOpacity: tiles ? 0 : 1 },
-    }).addTo(map);
-  })
-  .catch(() => {});
 
 const markers = L.layerGroup().addTo(map);
 const pathLayer = L.layerGroup().addTo(map);
@@ -305,7 +289,9 @@ async function openCard(maId) {
 
 function renderCard(b) {
   const url = safeUrl(b.url);
-  const steps = (Array.isArray(b.steps) ? b.steps : []).slice().sort((x, y) => Number(x.step_order) - Number(y.step_order));
+  // The server sends the steps in path order (a manual override, step_order -1, keeps its
+  // step's place): never re-sort them here.
+  const steps = Array.isArray(b.steps) ? b.steps : [];
   card.replaceChildren(
     cardHeader(text(b.name)),
     h('dl', null,

@@ -29,6 +29,10 @@ describe('public map', () => {
   test('map: markers, band card, genre filter in the URL', async () => {
     const page = await browser.context.newPage();
     const problems = watchPage(page);
+    const failed = [];
+    page.on('response', (r) => {
+      if (r.url().startsWith(target.url) && r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
+    });
     const clusterReq = page.waitForResponse((r) => r.url().includes('/api/clusters?'), { timeout: 20000 });
     await page.goto(`${target.url}/`);
     const first = await clusterReq;
@@ -42,9 +46,16 @@ describe('public map', () => {
     assert.match(attribution, /OpenStreetMap contributors/);
     assert.match(attribution, /GeoNames/);
 
-    const anyMarker = page.locator('.bm-marker');
-    await anyMarker.first().waitFor({ timeout: 15000 });
-    assert.ok(await anyMarker.count() > 0, 'cluster or point markers are drawn');
+    // At the default (continental) view the seeded points are grouped: a cluster marker,
+    // labelled with its count, is drawn.
+    const cluster = page.locator('.bm-marker[data-kind="cluster"]');
+    await cluster.first().waitFor({ timeout: 15000 });
+    const firstCluster = cluster.first();
+    const count = Number(await firstCluster.getAttribute('data-count'));
+    assert.ok(count >= 2, `a cluster holds two points or more (data-count ${count})`);
+    assert.equal((await firstCluster.innerText()).trim(), count >= 10000 ? `${Math.round(count / 1000)}k` : String(count));
+    assert.match(await firstCluster.getAttribute('aria-label'), /^Groupe de \d+ points/);
+    assert.equal(await firstCluster.getAttribute('role'), 'button');
 
     // Zoom into clusters until a single point is visible, then open its card.
     const point = page.locator('.bm-marker[data-kind="point"]');
@@ -89,6 +100,70 @@ describe('public map', () => {
     assert.equal(await page.inputValue('#f-genre'), 'Black');
 
     assert.deepEqual(problems.dialogs, [], 'no dialog was opened');
+    assert.deepEqual(problems.errors, [], 'no uncaught page error');
+    assert.deepEqual(failed, [], 'no request of the page fails (no 404 for a missing asset)');
+    await page.close();
+  });
+
+  test('map: a shared link cannot choose the tile server', async () => {
+    const page = await browser.context.newPage();
+    const hosts = new Set();
+    page.on('request', (r) => hosts.add(new URL(r.url()).host));
+    await page.goto(`${target.url}/?tiles=${encodeURIComponent('https://tiles.attacker.invalid/{z}/{x}/{y}.png')}`);
+    await page.locator('.bm-marker').first().waitFor({ timeout: 15000 });
+    assert.ok(!hosts.has('tiles.attacker.invalid'), `no request to the host named in the URL: ${[...hosts]}`);
+    assert.doesNotMatch(page.url(), /tiles=/, 'the parameter is not carried into shared URLs');
+    await page.close();
+  });
+
+  test('map: usable at phone width (390×844)', async () => {
+    const page = await browser.context.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    const problems = watchPage(page);
+    await page.goto(`${target.url}/`);
+    const inView = async (selector) => {
+      const box = await page.locator(selector).boundingBox();
+      assert.ok(box, `${selector} is laid out`);
+      assert.ok(box.width > 0 && box.height > 0, `${selector} has a size`);
+      assert.ok(box.x >= 0 && box.y >= 0 && box.x + box.width <= 390 && box.y + box.height <= 844,
+        `${selector} lies within the screen: ${JSON.stringify(box)}`);
+      return box;
+    };
+    // Nothing wider than the screen (no sideways scrolling).
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 390, 'no horizontal overflow');
+    const mapBox = await inView('#map');
+    assert.ok(mapBox.height >= 400, `the map takes most of the screen (${mapBox.height}px)`);
+    await inView('#search-input');
+
+    // Filters: hidden behind the toggle, reachable, usable, then applied.
+    const toggle = page.locator('#filters-toggle');
+    await inView('#filters-toggle');
+    assert.equal(await page.locator('#f-genre').isVisible(), false, 'the filter panel starts closed on a phone');
+    await toggle.click();
+    assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+    await page.locator('#f-genre').waitFor({ state: 'visible' });
+    await page.waitForFunction(() => {
+      const r = document.querySelector('#filters-panel').getBoundingClientRect();
+      return r.left >= 0; // slide-in finished
+    });
+    for (const sel of ['#f-genre', '#f-country', '#f-status', '#f-year-min', '#f-year-max', '#filters-apply']) await inView(sel);
+    const filtered = page.waitForResponse((r) => r.url().includes('/api/clusters?') && r.url().includes('genre=Metal'), { timeout: 15000 });
+    await page.fill('#f-genre', 'Metal');
+    await page.click('#filters-apply');
+    assert.equal((await filtered).status(), 200);
+    assert.match(page.url(), /[?&]genre=Metal(&|$)/);
+    await toggle.click();
+    assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+
+    // A cluster marker can be tapped: the map zooms in and asks for the new view.
+    const cluster = page.locator('.bm-marker[data-kind="cluster"]').first();
+    await cluster.waitFor({ timeout: 15000 });
+    const zoomBefore = Number(new URL(page.url()).searchParams.get('z'));
+    const next = page.waitForResponse((r) => r.url().includes('/api/clusters?'), { timeout: 15000 });
+    await activate(cluster);
+    await next;
+    await page.waitForFunction((z) => Number(new URL(location.href).searchParams.get('z')) > z, zoomBefore);
+
     assert.deepEqual(problems.errors, [], 'no uncaught page error');
     await page.close();
   });
