@@ -52,6 +52,7 @@ pub struct Crawler {
     pub(crate) shutdown: Shutdown,
     pub(crate) waits: Waits,
     pub(crate) hook: Option<BatchHook>,
+    pub(crate) instance: crate::instance::Instance,
 }
 
 impl std::fmt::Debug for Crawler {
@@ -97,6 +98,7 @@ impl Crawler {
             shutdown,
             waits: Waits::default(),
             hook: None,
+            instance: crate::instance::Instance::default(),
         })
     }
 
@@ -134,6 +136,16 @@ impl Crawler {
     /// The settings.
     pub fn settings(&self) -> &Settings {
         &self.settings
+    }
+
+    /// The owner recorded on this instance's runs (takes the instance lock on first use).
+    pub async fn owner(&self) -> Result<Option<bandmap_db::runs::Owner>, bandmap_db::DbError> {
+        self.instance.owner(&self.pool).await
+    }
+
+    /// Releases the instance lock: other replicas' recovery may then close its runs.
+    pub async fn release_instance(&self) {
+        self.instance.release().await;
     }
 
     /// Politeness delays taken so far.

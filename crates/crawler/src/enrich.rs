@@ -2,12 +2,16 @@
 //! discography — at most two requests per band, the politeness delay after each, failed or
 //! not (rule 5). The structured page is stored with the band-page fields applied through
 //! the one upsert path (locks and conflicts). A failing band is counted (`failed=`), logged
-//! and skipped for the rest of the run; the run goes on.
+//! and skipped for the rest of the run; the run goes on. Its failure is recorded with a
+//! backoff (`enrich_failures`, doubling per consecutive failure): until then the queue
+//! skips it, so bands that always fail step aside for the others. Success clears it.
 
 use crate::error::{ItemError, JobError};
 use crate::job::{Flow, RunCtl};
 use crate::upstream_time::parse_page_time;
-use bandmap_db::bands::enrich::{Enrichment, QueuedBand, claim_batch, release_claims, store};
+use bandmap_db::bands::enrich::{
+    Enrichment, QueuedBand, claim_batch, record_failure, release_claims, store,
+};
 use bandmap_db::bands::upsert::BandInput;
 use bandmap_db::runs::Level;
 use bandmap_upstream::parse::{BandPage, Release, parse_band_page, parse_discography};
@@ -66,9 +70,17 @@ async fn enrich_counted(ctl: &mut RunCtl<'_>, band: &QueuedBand) -> Result<(), J
         Err(e) => {
             let e = e.fatal()?;
             ctl.add("failed", 1);
+            let message = e.to_string();
+            let retry = match record_failure(&ctl.crawler.pool, band.ma_id, &message).await? {
+                Some(f) => format!("attempt {}, next try after {}", f.attempts, f.next_at),
+                None => "band gone".to_string(),
+            };
             ctl.log(
                 Level::Warn,
-                &format!("band {} ({}): failed=1 {e}", band.ma_id, band.name),
+                &format!(
+                    "band {} ({}): failed=1 {message} ({retry})",
+                    band.ma_id, band.name
+                ),
             )
             .await?;
         }

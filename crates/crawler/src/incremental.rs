@@ -1,14 +1,20 @@
-//! The incremental crawl: upstream's "recently added" and "recently modified" lists, every
-//! page, for each month from the checkpoint `last_created_check` to now. Only European
-//! bands are kept (SPEC §3). Modified rows also feed rule 4 (`record_modified`). The
-//! checkpoint advances to the run's start time only after the whole run succeeded.
+//! The incremental crawl: upstream's "recently added" and "recently modified" lists for
+//! each month from the checkpoint `last_created_check` to now. The lists are newest first,
+//! so paging stops at the first page that reaches rows older than the checkpoint (less a
+//! day, as upstream writes its times without a zone); without a checkpoint every page of
+//! the current month is read. Only European bands are kept (SPEC §3). Modified rows also
+//! feed rule 4 (`record_modified`). Every page is a batch: the cancel flag is read after
+//! each, European rows or not (rule 10). The checkpoint advances to the run's start time
+//! only after the whole run succeeded.
 
 use crate::error::{ItemError, JobError};
 use crate::job::{Flow, RunCtl};
 use crate::schedule::{format_checkpoint, months_since, parse_checkpoint};
 use crate::upstream_time::parse_change_time;
 use crate::write::{non_empty, upsert_in_chunks};
-use bandmap_db::bands::enrich::{ModifiedSeen, record_created, record_modified};
+use bandmap_db::bands::enrich::{
+    MODIFIED_ZONE_MARGIN_HOURS, ModifiedSeen, record_created, record_modified,
+};
 use bandmap_db::bands::upsert::BandInput;
 use bandmap_db::checkpoints::{self, LAST_CREATED_CHECK};
 use bandmap_db::runs::Level;
@@ -16,14 +22,18 @@ use bandmap_location::countries;
 use bandmap_upstream::ChangeKind;
 use bandmap_upstream::parse::{ChangedBand, parse_change_page};
 use bandmap_upstream::url::CHANGES_PAGE_SIZE;
+use chrono::{DateTime, Duration, Utc};
 use serde_json::json;
 
 /// Runs the incremental crawl.
 pub async fn run(ctl: &mut RunCtl<'_>) -> Result<Flow, JobError> {
     let started = ctl.crawler.clock.now();
     let stored = checkpoints::get(&ctl.crawler.pool, LAST_CREATED_CHECK).await?;
-    let since = stored.as_deref().and_then(parse_checkpoint);
-    let months = months_since(since, started);
+    let cutoff = stored
+        .as_deref()
+        .and_then(parse_checkpoint)
+        .map(|at| at - Duration::hours(i64::from(MODIFIED_ZONE_MARGIN_HOURS)));
+    let months = months_since(cutoff, started);
     let names: Vec<String> = months
         .iter()
         .map(|(y, m)| format!("{y:04}-{m:02}"))
@@ -40,7 +50,7 @@ pub async fn run(ctl: &mut RunCtl<'_>) -> Result<Flow, JobError> {
     .await?;
     for (year, month) in months {
         for kind in [ChangeKind::Created, ChangeKind::Modified] {
-            if let Some(flow) = crawl_list(ctl, year, month, kind).await? {
+            if let Some(flow) = crawl_list(ctl, (year, month), kind, cutoff).await? {
                 return Ok(flow);
             }
         }
@@ -54,12 +64,12 @@ pub async fn run(ctl: &mut RunCtl<'_>) -> Result<Flow, JobError> {
     Ok(Flow::Done)
 }
 
-/// Every page of one month's list.
+/// The pages of one month's list down to `cutoff` (all of them without one).
 async fn crawl_list(
     ctl: &mut RunCtl<'_>,
-    year: i32,
-    month: u32,
+    (year, month): (i32, u32),
     kind: ChangeKind,
+    cutoff: Option<DateTime<Utc>>,
 ) -> Result<Option<Flow>, JobError> {
     let mut offset = 0;
     loop {
@@ -78,11 +88,28 @@ async fn crawl_list(
             return Ok(Some(flow));
         }
         record_times(ctl, &keep, year, kind).await?;
+        // A page without European rows wrote no chunk, so no checkpoint ran yet.
+        if inputs.is_empty()
+            && let Some(flow) = ctl.checkpoint().await?
+        {
+            return Ok(Some(flow));
+        }
         offset += CHANGES_PAGE_SIZE;
-        if page.rows.is_empty() || offset >= page.total {
+        if page.rows.is_empty() || offset >= page.total || reaches(&page.rows, year, cutoff) {
             return Ok(None);
         }
     }
+}
+
+/// Whether a page (newest first) reaches rows older than `cutoff`: the next pages hold
+/// only older changes, already read by an earlier run.
+fn reaches(rows: &[ChangedBand], year: i32, cutoff: Option<DateTime<Utc>>) -> bool {
+    let Some(cutoff) = cutoff else {
+        return false;
+    };
+    rows.iter()
+        .filter_map(|r| parse_change_time(&r.changed_at_text, year))
+        .any(|at| at < cutoff)
 }
 
 async fn fetch_page(

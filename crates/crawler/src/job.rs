@@ -1,7 +1,9 @@
-//! One job = one `crawl_run`: opened with its trigger, fed with `crawl_log` lines and
-//! progress statistics, checked for cancellation at each batch (rule 10), and closed by the
-//! job itself: `success`, `cancelled`, or `error` with the message. A panic inside a job is
-//! caught here and closes the run as `error`; it never reaches the scheduler loop.
+//! One job = one `crawl_run`: opened with its trigger and this instance as owner, fed with
+//! `crawl_log` lines and progress statistics, checked for cancellation at each batch
+//! (rule 10), and closed by the job itself: `success`, `cancelled` (admin cancel only),
+//! `interrupted` when the service shuts down under it (CONTRACT §3), or `error` with the
+//! message. A panic inside a job is caught here and closes the run as `error`; it never
+//! reaches the scheduler loop.
 
 use crate::context::Crawler;
 use crate::error::JobError;
@@ -62,7 +64,8 @@ pub enum Flow {
 pub struct RunOutcome {
     /// `crawl_run.id`.
     pub run_id: i64,
-    /// `success`, `error`, `cancelled`, or `closed` when someone else closed it.
+    /// `success`, `error`, `cancelled`, `interrupted` (shutdown), or `closed` when someone
+    /// else closed it.
     pub status: &'static str,
     /// Final statistics.
     pub stats: Value,
@@ -157,7 +160,9 @@ pub async fn execute(
     trigger_id: Option<i64>,
     opts: JobOptions,
 ) -> Result<RunOutcome, DbError> {
-    let run_id = runs::start(&crawler.pool, kind.run_type(), trigger_id).await?;
+    let owner = crawler.owner().await?;
+    let run_id =
+        runs::start_owned(&crawler.pool, kind.run_type(), trigger_id, owner.as_ref()).await?;
     if let Some(t) = trigger_id {
         jobs::attach_run(&crawler.pool, t, run_id).await?;
     }
@@ -232,9 +237,11 @@ async fn close(
         Ok(Flow::Done) => ("success", Some(RunEnd::Success), None),
         Ok(Flow::Cancelled) => ("cancelled", Some(RunEnd::Cancelled), None),
         Ok(Flow::Closed) => ("closed", None, None),
+        // Not `cancelled`: that is the admin's cancel (CONTRACT §3), and it would mark the
+        // trigger done although the job did not do its work.
         Err(JobError::Shutdown) => (
-            "cancelled",
-            Some(RunEnd::Cancelled),
+            "interrupted",
+            Some(RunEnd::Interrupted),
             Some(JobError::Shutdown.to_string()),
         ),
         Err(e) => ("error", Some(RunEnd::Error), Some(e.to_string())),

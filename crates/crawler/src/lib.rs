@@ -11,6 +11,7 @@ pub mod error;
 pub mod full_crawl;
 pub mod heartbeat;
 pub mod incremental;
+pub mod instance;
 pub mod job;
 pub mod schedule;
 pub mod scheduler;
@@ -33,9 +34,12 @@ use std::time::Duration;
 /// Longest wait between two looks at `job_triggers` while idle (CONTRACT §10: ≤ 10 s).
 pub const IDLE_POLL: Duration = Duration::from_secs(5);
 
-/// Rule 7: closes the crawler's runs left `running` by a killed instance as `interrupted`.
+/// Rule 7: takes this instance's lock, then closes as `interrupted` the crawler runs left
+/// `running` by a dead instance (no owner, or an owner whose lock nobody holds). Runs of
+/// live replicas are left alone (CONTRACT §1 allows several).
 pub async fn startup(crawler: &Crawler) -> Result<u64, bandmap_db::DbError> {
-    let n = runs::recover_interrupted(
+    crawler.owner().await?;
+    let n = runs::recover_orphaned(
         &crawler.pool,
         &[RunType::Incremental, RunType::Enrich, RunType::FullCrawl],
         "crawler restarted: run left running by a stopped instance",
@@ -101,6 +105,7 @@ pub async fn run_crawler(crawler: Arc<Crawler>, heartbeat_every: Duration) {
         }
     }
     crawler.client.shutdown().await;
+    crawler.release_instance().await;
     let _ = heartbeat.await;
     tracing::info!("crawler stopped");
 }

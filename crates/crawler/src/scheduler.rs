@@ -7,7 +7,7 @@
 use crate::context::Crawler;
 use crate::job::{JobKind, JobOptions, RunOutcome, execute};
 use crate::schedule::{full_crawl_due, next_daily_tick, parse_checkpoint};
-use bandmap_db::bands::enrich::queue_counts;
+use bandmap_db::bands::enrich::has_due;
 use bandmap_db::checkpoints::{self, LAST_FULL_CRAWL_AT};
 use bandmap_db::{DbError, jobs};
 use chrono::{DateTime, Duration, Utc};
@@ -85,19 +85,7 @@ pub async fn run_once(
         });
     }
     if let Some(t) = jobs::claim(pool, &JobKind::TRIGGER_TYPES).await? {
-        let Some(kind) = JobKind::parse(&t.job_type) else {
-            jobs::fail(pool, t.id, "unknown job_type").await?;
-            return Ok(TickOutcome::RejectedTrigger {
-                id: t.id,
-                job_type: t.job_type,
-            });
-        };
-        let run = execute(crawler, kind, Some(t.id), JobOptions::default()).await?;
-        return Ok(TickOutcome::Ran {
-            kind,
-            trigger: Some(t.id),
-            run,
-        });
+        return run_trigger(crawler, t).await;
     }
     let now = crawler.clock.now();
     if now >= state.next_daily_tick {
@@ -105,17 +93,20 @@ pub async fn run_once(
         state.next_daily_tick = next_daily_tick(now);
     }
     if state.full_check_due {
-        state.full_check_due = false;
         let last = checkpoints::get(pool, LAST_FULL_CRAWL_AT).await?;
         let last = last.as_deref().and_then(parse_checkpoint);
         if full_crawl_due(last, now, crawler.settings.full_crawl_interval_days) {
+            // Cleared only once the run happened: a failure before (database) keeps the
+            // check pending for the next step instead of skipping the crawl until 03:00.
             let run = execute(crawler, JobKind::FullCrawl, None, JobOptions::default()).await?;
+            state.full_check_due = false;
             return Ok(TickOutcome::Ran {
                 kind: JobKind::FullCrawl,
                 trigger: None,
                 run,
             });
         }
+        state.full_check_due = false;
     }
     if now >= state.next_incremental_at {
         let interval =
@@ -128,7 +119,7 @@ pub async fn run_once(
             run,
         });
     }
-    if now >= state.next_auto_enrich_at && queue_counts(pool).await?.total > 0 {
+    if now >= state.next_auto_enrich_at && has_due(pool).await? {
         let opts = JobOptions {
             max_bands: Some(AUTO_ENRICH_BANDS),
         };
@@ -148,4 +139,32 @@ pub async fn run_once(
         });
     }
     Ok(TickOutcome::Idle)
+}
+
+/// Runs the job of a claimed trigger. When the job cannot even run (its run cannot be
+/// opened or closed), the trigger is closed `error` with the message rather than left
+/// `claimed` for ever.
+async fn run_trigger(crawler: &Crawler, t: jobs::Claimed) -> Result<TickOutcome, DbError> {
+    let pool = &crawler.pool;
+    let Some(kind) = JobKind::parse(&t.job_type) else {
+        jobs::fail(pool, t.id, "unknown job_type").await?;
+        return Ok(TickOutcome::RejectedTrigger {
+            id: t.id,
+            job_type: t.job_type,
+        });
+    };
+    match execute(crawler, kind, Some(t.id), JobOptions::default()).await {
+        Ok(run) => Ok(TickOutcome::Ran {
+            kind,
+            trigger: Some(t.id),
+            run,
+        }),
+        Err(e) => {
+            let message = format!("{} not run: {e}", kind.run_type());
+            if let Err(close) = jobs::fail_if_claimed(pool, t.id, &message).await {
+                tracing::error!(trigger = t.id, error = %close, "trigger left claimed");
+            }
+            Err(e)
+        }
+    }
 }

@@ -75,6 +75,20 @@ pub async fn fail(pool: &PgPool, trigger_id: i64, message: &str) -> Result<()> {
     Ok(())
 }
 
+/// Closes a trigger as an error with a message if it is still `claimed` (a trigger its run
+/// already closed keeps that run's verdict). True when it was closed here.
+pub async fn fail_if_claimed(pool: &PgPool, trigger_id: i64, message: &str) -> Result<bool> {
+    let r = sqlx::query(
+        "UPDATE job_triggers SET status = 'error', error = $2, finished_at = now()
+         WHERE id = $1 AND status = 'claimed'",
+    )
+    .bind(trigger_id)
+    .bind(message)
+    .execute(pool)
+    .await?;
+    Ok(r.rows_affected() == 1)
+}
+
 /// What cancelling a trigger did.
 #[derive(Debug, PartialEq, Eq)]
 pub enum CancelOutcome {

@@ -57,6 +57,8 @@ pub enum RunEnd {
     Error,
     /// Stopped at the admin's request (written by the job itself, rule 10).
     Cancelled,
+    /// Stopped without finishing, not at the admin's request (the service shut down).
+    Interrupted,
 }
 
 impl RunEnd {
@@ -66,6 +68,16 @@ impl RunEnd {
             RunEnd::Success => "success",
             RunEnd::Error => "error",
             RunEnd::Cancelled => "cancelled",
+            RunEnd::Interrupted => "interrupted",
+        }
+    }
+
+    /// The status of the trigger that started a run ending so (CONTRACT §11): `done` for
+    /// success or an admin cancel; `error` otherwise, as the job did not do its work.
+    pub fn trigger_status(self) -> &'static str {
+        match self {
+            RunEnd::Success | RunEnd::Cancelled => "done",
+            RunEnd::Error | RunEnd::Interrupted => "error",
         }
     }
 }
@@ -95,13 +107,50 @@ impl Level {
     }
 }
 
-/// Opens a run in `running`.
+/// Opens a run in `running`, with no owner (any instance's start recovery may close it).
 pub async fn start(pool: &PgPool, kind: RunType, trigger_id: Option<i64>) -> Result<i64> {
+    start_owned(pool, kind, trigger_id, None).await
+}
+
+/// The advisory-lock class (first key of `pg_try_advisory_lock(int4, int4)`) of run owners;
+/// the second key is the owner's [`Owner::lock`]. "bmcr" in ASCII.
+pub const CRAWL_OWNER_LOCK_CLASS: i32 = 0x62_6d_63_72;
+
+/// The live instance that runs a run: its name, and the key of the session advisory lock it
+/// holds for its lifetime ([`try_lock_owner`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Owner {
+    /// Human-readable instance id (logs, admin).
+    pub name: String,
+    /// Second key of the advisory lock (class [`CRAWL_OWNER_LOCK_CLASS`]); non-negative.
+    pub lock: i32,
+}
+
+/// Takes the owner lock `lock` on `conn`'s session; false when another session holds it.
+/// The lock lives as long as that connection: keep it open while the instance runs.
+pub async fn try_lock_owner(conn: &mut sqlx::PgConnection, lock: i32) -> Result<bool> {
+    Ok(sqlx::query_scalar("SELECT pg_try_advisory_lock($1, $2)")
+        .bind(CRAWL_OWNER_LOCK_CLASS)
+        .bind(lock)
+        .fetch_one(conn)
+        .await?)
+}
+
+/// Opens a run in `running` owned by `owner` (None: no owner).
+pub async fn start_owned(
+    pool: &PgPool,
+    kind: RunType,
+    trigger_id: Option<i64>,
+    owner: Option<&Owner>,
+) -> Result<i64> {
     let id = sqlx::query_scalar(
-        "INSERT INTO crawl_run (type, status, trigger_id) VALUES ($1, 'running', $2) RETURNING id",
+        "INSERT INTO crawl_run (type, status, trigger_id, owner, owner_lock)
+         VALUES ($1, 'running', $2, $3, $4) RETURNING id",
     )
     .bind(kind.as_str())
     .bind(trigger_id)
+    .bind(owner.map(|o| o.name.as_str()))
+    .bind(owner.map(|o| o.lock))
     .fetch_one(pool)
     .await?;
     Ok(id)
@@ -137,7 +186,7 @@ pub async fn cancel_requested(pool: &PgPool, run_id: i64) -> Result<bool> {
 }
 
 /// Closes a run with its final status, statistics and error text; also closes the trigger
-/// that started it (CONTRACT §11: `done` for success or cancelled, `error` otherwise).
+/// that started it ([`RunEnd::trigger_status`]).
 /// Only a run still `running` is closed, so a run closed by cleanup is not reopened.
 pub async fn finish(
     pool: &PgPool,
@@ -158,11 +207,7 @@ pub async fn finish(
     .fetch_optional(&mut *tx)
     .await?;
     if let Some(Some(trigger_id)) = trigger {
-        let status = if end == RunEnd::Error {
-            "error"
-        } else {
-            "done"
-        };
+        let status = end.trigger_status();
         sqlx::query(
             "UPDATE job_triggers SET status = $2, finished_at = now(), error = $3
              WHERE id = $1 AND status = 'claimed'",
@@ -191,10 +236,28 @@ pub async fn log(pool: &PgPool, run_id: Option<i64>, level: Level, message: &str
 }
 
 /// Closes runs left `running` by a killed instance (rule 7) of the given types. Returns how
-/// many were closed as `interrupted`.
+/// many were closed as `interrupted`. Closes every such run, owned or not: for services that
+/// run one instance at a time; the crawler uses [`recover_orphaned`].
 pub async fn recover_interrupted(pool: &PgPool, types: &[RunType], reason: &str) -> Result<u64> {
     let names: Vec<&str> = types.iter().map(|t| t.as_str()).collect();
-    close_interrupted(pool, &names, false, reason).await
+    close_interrupted(pool, &names, Scope::All, reason).await
+}
+
+/// Rule 7 with several live instances: closes as `interrupted` the runs of the given types
+/// left `running` by a dead instance only — runs with no owner, or whose owner's advisory
+/// lock no session holds any more (its process or connection is gone). Runs of a live
+/// replica are left alone.
+pub async fn recover_orphaned(pool: &PgPool, types: &[RunType], reason: &str) -> Result<u64> {
+    let names: Vec<&str> = types.iter().map(|t| t.as_str()).collect();
+    close_interrupted(pool, &names, Scope::Orphaned, reason).await
+}
+
+/// Which `running` runs a closing statement takes.
+#[derive(Debug, Clone, Copy)]
+enum Scope {
+    All,
+    StartedOver30MinAgo,
+    Orphaned,
 }
 
 /// Closes runs of any type started more than 30 minutes ago and still `running` (the admin
@@ -202,27 +265,41 @@ pub async fn recover_interrupted(pool: &PgPool, types: &[RunType], reason: &str)
 /// at its next batch through [`still_running`] and stops.
 pub async fn cleanup_stuck(pool: &PgPool, reason: &str) -> Result<u64> {
     let all = ["incremental", "enrich", "full_crawl", "geocoder_enqueue"];
-    close_interrupted(pool, &all, true, reason).await
+    close_interrupted(pool, &all, Scope::StartedOver30MinAgo, reason).await
 }
 
 async fn close_interrupted(
     pool: &PgPool,
     types: &[&str],
-    only_old: bool,
+    scope: Scope,
     reason: &str,
 ) -> Result<u64> {
+    let (only_old, only_orphaned) = match scope {
+        Scope::All => (false, false),
+        Scope::StartedOver30MinAgo => (true, false),
+        Scope::Orphaned => (false, true),
+    };
     let mut tx = pool.begin().await?;
+    // pg_locks shows a two-key advisory lock as classid = key 1, objid = key 2, objsubid 2;
+    // owner_lock is non-negative, so its oid value equals it.
     let closed: Vec<(i64, Option<i64>)> = sqlx::query_as(
-        "UPDATE crawl_run SET status = 'interrupted', error = $2, finished_at = now(), updated_at = now()
-         WHERE type = ANY($1) AND status = 'running'
-           AND (NOT $3 OR started_at < now() - interval '30 minutes')
-         RETURNING id, trigger_id",
+        "UPDATE crawl_run r SET status = 'interrupted', error = $2, finished_at = now(), updated_at = now()
+         WHERE r.type = ANY($1) AND r.status = 'running'
+           AND (NOT $3 OR r.started_at < now() - interval '30 minutes')
+           AND (NOT $4 OR r.owner_lock IS NULL OR NOT EXISTS (
+                SELECT 1 FROM pg_locks l
+                WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+                  AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                  AND l.classid::bigint = $5 AND l.objid::bigint = r.owner_lock))
+         RETURNING r.id, r.trigger_id",
     )
     .bind(types)
     .bind(reason)
     .bind(only_old)
-        .fetch_all(&mut *tx)
-        .await?;
+    .bind(only_orphaned)
+    .bind(i64::from(CRAWL_OWNER_LOCK_CLASS))
+    .fetch_all(&mut *tx)
+    .await?;
     let triggers: Vec<i64> = closed.iter().filter_map(|(_, t)| *t).collect();
     sqlx::query(
         "UPDATE job_triggers SET status = 'error', finished_at = now(), error = $2

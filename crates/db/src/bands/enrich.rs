@@ -3,12 +3,20 @@
 //!
 //! Selection: `enrich_pending`, or changed since the last crawl (`updated_at - crawled_at >
 //! 1 minute`, the predicate of the partial index `bands_changed_since_crawl`), or never
-//! enriched; in that order of priority, then by `ma_id`.
+//! enriched; in that order of priority, then by `ma_id`. A band whose last enrichment
+//! failed waits out its backoff (`enrich_failures.next_at`) before it is selected again, so
+//! bands that always fail cannot hold the head of the queue.
 //!
 //! Storing an enrichment applies the page's catalogue fields through the one upsert path
 //! (locks and conflicts, rule 6) and writes `band_page`, `enriched`, `crawled_at = now()`,
-//! `crawled_hash`, clears `enrich_pending`, in one transaction: `updated_at` (trigger) and
-//! `crawled_at` are then the same `now()`, so the band leaves the queue.
+//! `crawled_hash`, clears `enrich_pending` and the band's failure record, in one
+//! transaction: `updated_at` (trigger) and `crawled_at` are then the same `now()`, so the
+//! band leaves the queue.
+//!
+//! Rule 4: `ma_modified_text` holds the modification text as upstream's "modified" list
+//! writes it, and only the list writes it, so a change is a change of that text, never a
+//! difference of zone or format between the list and the band page (the page's own text
+//! stays in `band_page.last_modified_text`).
 
 use crate::Result;
 use crate::bands::upsert::{BandInput, UpsertReport, upsert_bands_in};
@@ -50,7 +58,7 @@ pub struct QueuedBand {
 }
 
 /// The next `limit` queued bands by priority, skipping the ids in `exclude` (bands this
-/// run already tried).
+/// run already tried) and bands waiting out a failure backoff.
 pub async fn next_batch(pool: &PgPool, limit: i64, exclude: &[i64]) -> Result<Vec<QueuedBand>> {
     // The predicate and the rank are repeated in `queue_counts`: keep them identical.
     let rows: Vec<(i64, String, i32)> = sqlx::query_as(
@@ -61,6 +69,8 @@ pub async fn next_batch(pool: &PgPool, limit: i64, exclude: &[i64]) -> Result<Ve
          FROM bands
          WHERE (enrich_pending OR updated_at - crawled_at > interval '1 minute' OR NOT enriched)
            AND NOT (ma_id = ANY($2))
+           AND NOT EXISTS (SELECT 1 FROM enrich_failures f
+                           WHERE f.ma_id = bands.ma_id AND f.next_at > now())
          ORDER BY rank, ma_id LIMIT $1",
     )
     .bind(limit)
@@ -81,7 +91,8 @@ pub async fn next_batch(pool: &PgPool, limit: i64, exclude: &[i64]) -> Result<Ve
 pub const CLAIM_LEASE_SECS: i64 = 30 * 60;
 
 /// Claims the next `limit` queued bands for the run `run_id`, in the priority order of
-/// [`next_batch`], skipping `exclude`, bands under a live claim of another run and rows a
+/// [`next_batch`], skipping `exclude`, bands waiting out a failure backoff, bands under a
+/// live claim of another run and rows a
 /// concurrent claimer holds (`FOR UPDATE SKIP LOCKED`). The claim is a lease of
 /// [`CLAIM_LEASE_SECS`]: several crawler replicas never fetch the same band at once, and a
 /// killed replica's bands come back when the lease expires.
@@ -104,6 +115,8 @@ pub async fn claim_batch(
                AND NOT EXISTS (SELECT 1 FROM enrich_claims c
                                WHERE c.ma_id = b.ma_id AND c.run_id <> $3
                                  AND c.claimed_until > now())
+               AND NOT EXISTS (SELECT 1 FROM enrich_failures f
+                               WHERE f.ma_id = b.ma_id AND f.next_at > now())
              ORDER BY rank, b.ma_id LIMIT $1
              FOR UPDATE OF b SKIP LOCKED),
          claimed AS (
@@ -140,6 +153,77 @@ pub async fn release_claims(pool: &PgPool, run_id: i64) -> Result<u64> {
         .execute(pool)
         .await?;
     Ok(r.rows_affected())
+}
+
+/// First backoff after a failed enrichment; it doubles with each further failure.
+pub const FAILURE_BACKOFF_BASE_SECS: i64 = 15 * 60;
+/// Longest backoff: a band deleted upstream is still retried weekly, in case it returns.
+pub const FAILURE_BACKOFF_MAX_SECS: i64 = 7 * 24 * 3600;
+
+/// A band's failure record, as stored.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct EnrichFailure {
+    /// Consecutive failed enrichments.
+    pub attempts: i32,
+    /// Not selected again before this instant.
+    pub next_at: DateTime<Utc>,
+    /// The last error message.
+    pub error: Option<String>,
+}
+
+/// Records a failed enrichment of `ma_id`: one more attempt, backoff
+/// [`FAILURE_BACKOFF_BASE_SECS`] × 2^(attempts−1) capped at [`FAILURE_BACKOFF_MAX_SECS`].
+/// Returns the new record, or None when the band no longer exists.
+pub async fn record_failure(
+    pool: &PgPool,
+    ma_id: i64,
+    error: &str,
+) -> Result<Option<EnrichFailure>> {
+    // The exponent is capped before `power` so a band failing for years cannot overflow.
+    Ok(sqlx::query_as(
+        "INSERT INTO enrich_failures AS f (ma_id, attempts, next_at, error, failed_at)
+         SELECT ma_id, 1, now() + make_interval(secs => $3), $2, now()
+         FROM bands WHERE ma_id = $1
+         ON CONFLICT (ma_id) DO UPDATE
+             SET attempts = f.attempts + 1,
+                 next_at = now() + make_interval(
+                     secs => LEAST($4, $3 * power(2, LEAST(f.attempts, 30)))),
+                 error = EXCLUDED.error,
+                 failed_at = now()
+         RETURNING attempts, next_at, error",
+    )
+    .bind(ma_id)
+    .bind(error)
+    .bind(FAILURE_BACKOFF_BASE_SECS as f64)
+    .bind(FAILURE_BACKOFF_MAX_SECS as f64)
+    .fetch_optional(pool)
+    .await?)
+}
+
+/// The failure record of `ma_id` (None: its last enrichment did not fail).
+pub async fn failure(pool: &PgPool, ma_id: i64) -> Result<Option<EnrichFailure>> {
+    Ok(
+        sqlx::query_as("SELECT attempts, next_at, error FROM enrich_failures WHERE ma_id = $1")
+            .bind(ma_id)
+            .fetch_optional(pool)
+            .await?,
+    )
+}
+
+/// Whether some queued band may be enriched now (not waiting out a failure backoff): the
+/// scheduler's test before an automatic enrichment, so a queue of failing bands does not
+/// start a run that can only find nothing to do.
+pub async fn has_due(pool: &PgPool) -> Result<bool> {
+    Ok(sqlx::query_scalar(
+        "SELECT EXISTS (
+             SELECT 1 FROM bands b
+             WHERE (b.enrich_pending OR b.updated_at - b.crawled_at > interval '1 minute'
+                    OR NOT b.enriched)
+               AND NOT EXISTS (SELECT 1 FROM enrich_failures f
+                               WHERE f.ma_id = b.ma_id AND f.next_at > now()))",
+    )
+    .fetch_one(pool)
+    .await?)
 }
 
 /// Size of the queue and its breakdown (CONTRACT §6 `/admin/api/queue`); each band counts
@@ -187,9 +271,10 @@ pub struct Enrichment {
     pub band_page: Value,
     /// Hash of `band_page` (detects a page that did not change).
     pub crawled_hash: String,
-    /// The page's 'Last modified on' text (rule 4).
+    /// The page's 'Last modified on' text (kept in `band_page`; rule 4 compares the list's
+    /// text, not this one).
     pub modified_text: Option<String>,
-    /// That text as an instant.
+    /// That text as an instant (fills `ma_modified_at` only while the list gave none).
     pub modified_at: Option<DateTime<Utc>>,
     /// The page's 'Added on' instant (filled only when unknown).
     pub created_at: Option<DateTime<Utc>>,
@@ -202,19 +287,21 @@ pub async fn store(pool: &PgPool, e: &Enrichment) -> Result<UpsertReport> {
     sqlx::query(
         "UPDATE bands SET band_page = $2, enriched = TRUE, crawled_at = now(), crawled_hash = $3,
                 enrich_pending = FALSE,
-                ma_modified_text = COALESCE($4, ma_modified_text),
-                ma_modified_at = COALESCE($5, ma_modified_at),
-                ma_created_at = COALESCE(ma_created_at, $6)
+                ma_modified_at = COALESCE(ma_modified_at, $4),
+                ma_created_at = COALESCE(ma_created_at, $5)
          WHERE ma_id = $1",
     )
     .bind(e.fields.ma_id)
     .bind(&e.band_page)
     .bind(&e.crawled_hash)
-    .bind(&e.modified_text)
     .bind(e.modified_at)
     .bind(e.created_at)
     .execute(&mut *tx)
     .await?;
+    sqlx::query("DELETE FROM enrich_failures WHERE ma_id = $1")
+        .bind(e.fields.ma_id)
+        .execute(&mut *tx)
+        .await?;
     tx.commit().await?;
     Ok(report)
 }
@@ -230,11 +317,16 @@ pub struct ModifiedSeen {
     pub at: DateTime<Utc>,
 }
 
-/// Rule 4: records each modification newer (to the minute) than the one stored, and raises
-/// `enrich_pending` for an enriched band so its page is read again. Seeing the same
-/// modification again changes nothing, so the flag is raised once per change. A band never
-/// enriched is already queued and only gets the text. Returns the number of newer
-/// modifications recorded on enriched bands (flag raised).
+/// How long after a listed modification a band page must have been read for that read to
+/// already show it. Upstream writes its times without a zone; a day covers any offset.
+pub const MODIFIED_ZONE_MARGIN_HOURS: i32 = 24;
+
+/// Rule 4: records each listed modification whose text differs from the stored list text,
+/// and raises `enrich_pending` for an enriched band so its page is read again — unless the
+/// page was read more than [`MODIFIED_ZONE_MARGIN_HOURS`] after that modification (it shows
+/// it already). Seeing the same text again changes nothing, so the flag is raised once per
+/// change. A band never enriched is already queued and only gets the text. Returns the
+/// number of flags raised.
 pub async fn record_modified(pool: &PgPool, seen: &[ModifiedSeen]) -> Result<u64> {
     if seen.is_empty() {
         return Ok(0);
@@ -242,21 +334,29 @@ pub async fn record_modified(pool: &PgPool, seen: &[ModifiedSeen]) -> Result<u64
     let ids: Vec<i64> = seen.iter().map(|s| s.ma_id).collect();
     let texts: Vec<String> = seen.iter().map(|s| s.text.clone()).collect();
     let ats: Vec<DateTime<Utc>> = seen.iter().map(|s| s.at).collect();
+    // `raise` is computed on the old row (FROM `b0`), so RETURNING reports this statement's
+    // raises rather than a flag that was already up.
     let raised: Vec<bool> = sqlx::query_scalar(
         "WITH u AS (SELECT DISTINCT ON (ma_id) ma_id, text, at
                     FROM UNNEST($1::bigint[], $2::text[], $3::timestamptz[]) AS u(ma_id, text, at)
-                    ORDER BY ma_id, at DESC)
-         UPDATE bands b SET ma_modified_text = u.text, ma_modified_at = u.at,
-                enrich_pending = b.enrich_pending OR b.enriched
-         FROM u
-         WHERE b.ma_id = u.ma_id
-           AND (b.ma_modified_at IS NULL
-                OR date_trunc('minute', u.at) > date_trunc('minute', b.ma_modified_at))
-         RETURNING b.enriched",
+                    ORDER BY ma_id, at DESC),
+              d AS (SELECT b0.ma_id, u.text, u.at,
+                           b0.enriched AND NOT b0.enrich_pending
+                           AND NOT (b0.crawled_at IS NOT NULL
+                                    AND b0.crawled_at > u.at + make_interval(hours => $4))
+                               AS raise
+                    FROM bands b0 JOIN u USING (ma_id)
+                    WHERE b0.ma_modified_text IS DISTINCT FROM u.text)
+         UPDATE bands b SET ma_modified_text = d.text, ma_modified_at = d.at,
+                enrich_pending = b.enrich_pending OR d.raise
+         FROM d
+         WHERE b.ma_id = d.ma_id
+         RETURNING d.raise",
     )
     .bind(&ids)
     .bind(&texts)
     .bind(&ats)
+    .bind(MODIFIED_ZONE_MARGIN_HOURS)
     .fetch_all(pool)
     .await?;
     Ok(raised.into_iter().filter(|r| *r).count() as u64)
