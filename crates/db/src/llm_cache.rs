@@ -22,7 +22,9 @@
 //! pub async fn count(pool: &PgPool) -> Result<i64>;
 //! ```
 //!
-//! The LLM worker writes with [`upsert`] and reads its cache with [`find_answer`].
+//! The LLM worker writes with [`insert`] (one row per call, `key` not unique: a malformed
+//! reply and the later valid answer of the same request are two rows) and reads its cache
+//! with [`find_answer`] (valid extractions only).
 
 use crate::Result;
 use chrono::{DateTime, Utc};
@@ -123,7 +125,7 @@ pub struct ModelStats {
 /// A call to record.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewLlmCall {
-    /// sha256 (hex) of the canonical request.
+    /// sha256 (hex) of the canonical request (not unique: one row per call).
     pub key: String,
     /// Triggering band.
     pub ma_id: Option<i64>,
@@ -160,21 +162,15 @@ pub struct CachedAnswer {
     pub extraction: Value,
 }
 
-/// Records a call. A row with the same key (an earlier malformed reply, which is never
-/// served from the cache) is overwritten, so the key stays unique. Returns the row id.
-pub async fn upsert(pool: &PgPool, call: &NewLlmCall) -> Result<i64> {
+/// Records one call as its own row (SPEC rule 21: one row per call), valid or not: a
+/// malformed reply was billed too, so overwriting it with the later valid answer of the
+/// same request would lose its tokens and cost from every total. Returns the row id.
+pub async fn insert(pool: &PgPool, call: &NewLlmCall) -> Result<i64> {
     let cost = call.cost_usd.filter(|c| c.is_finite());
     let id = sqlx::query_scalar(
         "INSERT INTO llm_cache (key, ma_id, location_id, location_raw, country, model,
              extraction, prompt_tokens, completion_tokens, cost_usd, prompt, response)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::float8::numeric, $11, $12)
-         ON CONFLICT (key) DO UPDATE SET
-             ma_id = EXCLUDED.ma_id, location_id = EXCLUDED.location_id,
-             location_raw = EXCLUDED.location_raw, country = EXCLUDED.country,
-             model = EXCLUDED.model, extraction = EXCLUDED.extraction,
-             prompt_tokens = EXCLUDED.prompt_tokens,
-             completion_tokens = EXCLUDED.completion_tokens, cost_usd = EXCLUDED.cost_usd,
-             prompt = EXCLUDED.prompt, response = EXCLUDED.response, created_at = now()
          RETURNING id",
     )
     .bind(&call.key)
@@ -194,11 +190,13 @@ pub async fn upsert(pool: &PgPool, call: &NewLlmCall) -> Result<i64> {
     Ok(id)
 }
 
-/// The cached answer of a request key, if an earlier call gave a valid extraction.
+/// The cached answer of a request key: the newest row with a validated extraction. Rows
+/// without one (malformed replies) are never hits; they only count in the totals.
 pub async fn find_answer(pool: &PgPool, key: &str) -> Result<Option<CachedAnswer>> {
     Ok(sqlx::query_as(
         "SELECT id, model, extraction FROM llm_cache
-         WHERE key = $1 AND extraction IS NOT NULL",
+         WHERE key = $1 AND extraction IS NOT NULL
+         ORDER BY id DESC LIMIT 1",
     )
     .bind(key)
     .fetch_optional(pool)

@@ -35,6 +35,19 @@ pub enum LlmFault {
     RateLimitedNoHeader,
     /// HTTP 500.
     ServerError,
+    /// HTTP 503 with `retry-after` in seconds (Groq "over capacity").
+    Unavailable {
+        /// Value of the `retry-after` header.
+        retry_after_secs: u64,
+    },
+    /// HTTP 400 `json_validate_failed` with a `failed_generation` (Groq's JSON mode).
+    JsonValidateFailed,
+    /// HTTP 429 of an exhausted daily quota: `x-ratelimit-remaining-requests: 0`, the reset
+    /// as a Go duration and the same `retry-after`.
+    DailyQuotaExhausted {
+        /// Seconds until the quota resets.
+        reset_secs: u64,
+    },
     /// HTTP 200 whose content is not the JSON object asked for.
     Malformed,
     /// HTTP 401 (invalid key).
@@ -50,7 +63,7 @@ pub struct LlmRequest {
     pub body: Value,
     /// `Authorization` header.
     pub authorization: Option<String>,
-    /// What was answered: `ok`, `429`, `500`, `malformed`, `401`.
+    /// What was answered: `ok`, `429`, `500`, `503`, `400`, `malformed`, `401`.
     pub answered: String,
 }
 
@@ -262,6 +275,57 @@ async fn chat(State(state): State<Shared>, headers: HeaderMap, body: String) -> 
                 "Internal Server Error",
                 "internal_server_error",
             );
+        }
+        Some(LlmFault::Unavailable { retry_after_secs }) => {
+            record(&mut inner, "503");
+            let mut r = error_body(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Service Unavailable: the model is over capacity",
+                "service_unavailable",
+            );
+            if let Ok(v) = retry_after_secs.to_string().parse() {
+                r.headers_mut().insert("retry-after", v);
+            }
+            return r;
+        }
+        Some(LlmFault::JsonValidateFailed) => {
+            record(&mut inner, "400");
+            return (
+                StatusCode::BAD_REQUEST,
+                Json(json!({"error": {
+                    "message": "Failed to generate JSON. Please adjust your prompt. See 'failed_generation' for more details.",
+                    "type": "invalid_request_error",
+                    "code": "json_validate_failed",
+                    "failed_generation": "{\"city\": \"Oslo\", \"confidence\": "
+                }})),
+            )
+                .into_response();
+        }
+        Some(LlmFault::DailyQuotaExhausted { reset_secs }) => {
+            record(&mut inner, "429");
+            let mut r = error_body(
+                StatusCode::TOO_MANY_REQUESTS,
+                &format!(
+                    "Rate limit reached for model `{model}`: Requests per day (RPD): Limit 1000, Used 1000. Please try again in {reset_secs}s."
+                ),
+                "rate_limit_exceeded",
+            );
+            let reset = format!(
+                "{}h{}m{}s",
+                reset_secs / 3600,
+                reset_secs % 3600 / 60,
+                reset_secs % 60
+            );
+            for (k, v) in [
+                ("retry-after", reset_secs.to_string()),
+                ("x-ratelimit-remaining-requests", "0".to_string()),
+                ("x-ratelimit-reset-requests", reset),
+            ] {
+                if let Ok(v) = v.parse() {
+                    r.headers_mut().insert(k, v);
+                }
+            }
+            return r;
         }
         Some(LlmFault::Unauthorized) => {
             record(&mut inner, "401");

@@ -1,13 +1,17 @@
 //! One extraction: cache first, then the API under the rate limiter, with exponential
 //! backoff and jitter on 429/5xx/transport errors, and the fallback model when the primary
 //! is saturated (HTTP 429 or its local window full). Every API answer is recorded in
-//! `llm_cache` with the model that actually answered, its tokens and its cost.
+//! `llm_cache` with the model that actually answered, its tokens and its cost; a reply
+//! that is not a valid extraction is recorded too (its own row, no extraction), so every
+//! billed call counts in the totals. When both models are kept off for longer than one
+//! backoff (a daily quota exhausted), the call is not attempted at all: the worker pauses.
 
 use crate::client::{ChatClient, ChatError, ChatReply};
 use crate::extraction::Extraction;
 use crate::limiter::Limiter;
 use crate::pacer::Pacer;
 use crate::prompt::{ChatRequest, PromptInput};
+use crate::rate_headers::RateHeaders;
 use crate::settings::LlmSettings;
 use bandmap_db::llm_cache::{self, NewLlmCall};
 use rand::Rng;
@@ -43,6 +47,15 @@ pub enum CallResult {
         /// Model that answered.
         model: String,
         /// Why it was rejected.
+        error: String,
+    },
+    /// Both models are kept off (`retry-after` or an exhausted `x-ratelimit-*` window) for
+    /// longer than `backoff_max`, typically a daily quota: no call was made, and burning
+    /// the row's attempts would not help.
+    Paused {
+        /// How long until the first model may be asked again.
+        wait: Duration,
+        /// What the provider last said, if anything.
         error: String,
     },
     /// No usable answer after the allowed attempts (or a refusal that retrying won't fix).
@@ -108,20 +121,37 @@ impl Caller {
         (chars / 4) as u64 + u64::from(self.settings.max_tokens)
     }
 
-    /// Primary when its window allows, else the fallback, else the shorter wait.
-    fn choose(&self, tokens: u64) -> Choice {
+    /// Primary when its window allows, else the fallback, else the shorter wait. After a
+    /// reply that failed JSON validation, `avoid` names the model that produced it: the
+    /// other one is tried first, since the same model at temperature 0 tends to repeat it.
+    fn choose(&self, tokens: u64, avoid: Option<&str>) -> Choice {
         let now = self.pacer.now();
-        let (p, f) = (&self.settings.primary.id, &self.settings.fallback.id);
+        let (mut p, mut f) = (&self.settings.primary.id, &self.settings.fallback.id);
+        if avoid == Some(p.as_str()) {
+            std::mem::swap(&mut p, &mut f);
+        }
         let wp = self.limiter.wait(p, tokens, now);
         if wp.is_zero() {
             return Choice::Go(p.clone());
         }
         let wf = self.limiter.wait(f, tokens, now);
         if wf.is_zero() {
-            tracing::info!(primary = %p, fallback = %f, "primary model saturated, using the fallback");
+            tracing::info!(first = %p, fallback = %f, "first model saturated, using the other");
             return Choice::Go(f.clone());
         }
         Choice::Wait(wp.min(wf))
+    }
+
+    /// How long both models are still kept off, when that is longer than one backoff
+    /// (`backoff_max`): the worker then pauses instead of claiming rows.
+    #[must_use]
+    pub fn paused_for(&self) -> Option<Duration> {
+        let now = self.pacer.now();
+        let wait = self
+            .limiter
+            .wait(&self.settings.primary.id, 1, now)
+            .min(self.limiter.wait(&self.settings.fallback.id, 1, now));
+        (wait > self.settings.backoff_max).then_some(wait)
     }
 
     /// Backoff before retry `n` (1-based): base × 2^(n−1), capped, plus up to 50 % jitter.
@@ -163,16 +193,24 @@ impl Caller {
         let max = self.settings.max_attempts;
         let (mut api_calls, mut waits) = (0u32, 0u32);
         let mut last_error = String::from("no attempt made");
+        let mut avoid: Option<String> = None;
         while api_calls < max {
-            let model = match self.choose(tokens) {
+            let model = match self.choose(tokens, avoid.as_deref()) {
                 Choice::Go(m) => m,
+                Choice::Wait(d) if d > self.settings.backoff_max => {
+                    // A daily quota, not a busy minute: waiting here would hold the row
+                    // for hours, failing it would burn its attempts for nothing.
+                    return Ok(CallResult::Paused {
+                        wait: d,
+                        error: last_error,
+                    });
+                }
                 Choice::Wait(d) => {
                     waits += 1;
                     if waits > max.saturating_mul(2) {
                         last_error = format!("both models saturated; last error: {last_error}");
                         break;
                     }
-                    let d = d.min(self.settings.backoff_max);
                     let jittered = d + d.mul_f64(rand::rng().random_range(0.0..0.1));
                     self.pacer.sleep(jittered).await;
                     continue;
@@ -194,6 +232,10 @@ impl Caller {
                     if !e.retryable() {
                         break;
                     }
+                    if let ChatError::InvalidJson { raw, .. } = &e {
+                        self.record_invalid(&request, input, row, raw).await?;
+                        avoid = Some(model.clone());
+                    }
                     self.after_failure(&model, &e, api_calls).await;
                 }
             }
@@ -204,15 +246,55 @@ impl Caller {
         })
     }
 
-    /// A 429 blocks the model (the next choice falls back or waits for `retry-after`);
-    /// a 5xx or transport error waits the exponential backoff before the next attempt.
-    /// The block outlives this row: the next rows see the model saturated too.
+    /// A generation that failed the provider's JSON validation was a real call (the model
+    /// generated tokens): it gets its own `llm_cache` row, without extraction (never a
+    /// cache hit) and without usage, which the error body does not report.
+    async fn record_invalid(
+        &self,
+        request: &ChatRequest,
+        input: &PromptInput,
+        row: &CallFor,
+        raw: &str,
+    ) -> Result<(), bandmap_db::DbError> {
+        let record = NewLlmCall {
+            key: request.cache_key(),
+            ma_id: row.ma_id,
+            location_id: row.location_id,
+            location_raw: Some(input.location_raw.clone()),
+            country: row.country.clone(),
+            model: request.model.clone(),
+            extraction: None,
+            prompt_tokens: None,
+            completion_tokens: None,
+            cost_usd: None,
+            prompt: request.prompt_text(),
+            response: raw.to_string(),
+        };
+        llm_cache::insert(&self.pool, &record).await?;
+        Ok(())
+    }
+
+    /// A 429 blocks the model (the next choice falls back or waits for `retry-after`), and
+    /// so does a 5xx that says when to come back (`retry-after` on a 503 "over capacity");
+    /// another 5xx or a transport error waits the exponential backoff before the next
+    /// attempt. A failed JSON validation is retried at once (the service is fine; `choose`
+    /// moves to the other model). The block outlives this row: the next rows see the model
+    /// saturated too.
     async fn after_failure(&self, model: &str, e: &ChatError, n: u32) {
         match e {
             ChatError::RateLimited { rate, .. } => {
                 let pause = rate.pause().unwrap_or_else(|| self.backoff(n));
                 self.limiter.block(model, pause, self.pacer.now());
             }
+            ChatError::Server {
+                rate:
+                    RateHeaders {
+                        retry_after: Some(pause),
+                        ..
+                    },
+                ..
+            } => self.limiter.block(model, *pause, self.pacer.now()),
+            ChatError::InvalidJson { .. } => {}
             _ if n < self.settings.max_attempts => self.pacer.sleep(self.backoff(n)).await,
             _ => {}
         }
@@ -255,7 +337,7 @@ impl Caller {
             prompt: request.prompt_text(),
             response: reply.raw,
         };
-        llm_cache::upsert(&self.pool, &record).await?;
+        llm_cache::insert(&self.pool, &record).await?;
         Ok(match parsed {
             Ok(extraction) => CallResult::Answer {
                 extraction,

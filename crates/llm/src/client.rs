@@ -24,8 +24,20 @@ pub enum ChatError {
     Server {
         /// Status code.
         status: u16,
+        /// Rate headers of the answer (a 503 may carry `retry-after`).
+        rate: RateHeaders,
         /// Provider's message.
         message: String,
+    },
+    /// HTTP 400 `json_validate_failed`: the model generated output that is not valid JSON
+    /// (Groq's JSON mode checks it server-side). The request itself is fine, so another
+    /// attempt (or the other model) may succeed.
+    #[error("model output failed JSON validation (HTTP 400 json_validate_failed): {message}")]
+    InvalidJson {
+        /// Provider's message.
+        message: String,
+        /// The raw error body (with `failed_generation`), recorded in `llm_cache`.
+        raw: String,
     },
     /// Another 4xx (bad key, bad request): retrying the same request will not help.
     #[error("request refused (HTTP {status}): {message}")]
@@ -49,7 +61,10 @@ impl ChatError {
     pub fn retryable(&self) -> bool {
         matches!(
             self,
-            Self::RateLimited { .. } | Self::Server { .. } | Self::Transport(_)
+            Self::RateLimited { .. }
+                | Self::Server { .. }
+                | Self::InvalidJson { .. }
+                | Self::Transport(_)
         )
     }
 }
@@ -149,8 +164,15 @@ impl ChatClient {
             }),
             500..=599 => Err(ChatError::Server {
                 status,
+                rate,
                 message: error_message(&raw),
             }),
+            400 if error_code(&raw).as_deref() == Some("json_validate_failed") => {
+                Err(ChatError::InvalidJson {
+                    message: error_message(&raw),
+                    raw,
+                })
+            }
             _ => Err(ChatError::Refused {
                 status,
                 message: error_message(&raw),
@@ -205,6 +227,13 @@ fn parse_completion(raw: String, rate: RateHeaders) -> Result<ChatReply, ChatErr
         raw,
         rate,
     })
+}
+
+/// The provider's `error.code` (e.g. `json_validate_failed`).
+fn error_code(raw: &str) -> Option<String> {
+    serde_json::from_str::<serde_json::Value>(raw)
+        .ok()
+        .and_then(|v| v["error"]["code"].as_str().map(str::to_string))
 }
 
 /// The provider's `error.message`, else the start of the body.

@@ -32,15 +32,28 @@ use bandmap_health::Shutdown;
 use sqlx::PgPool;
 use std::sync::Arc;
 
-/// `bandmap llm`: the worker loop and its heartbeat until `shutdown`.
+/// `bandmap llm`: the worker loop and its heartbeat until `shutdown`, with a geocoder of
+/// its own. In a process that also runs the geocoding worker use [`run_with_geocoder`].
 pub async fn run(
     pool: PgPool,
     config: Arc<bandmap_config::Config>,
     shutdown: Shutdown,
 ) -> anyhow::Result<()> {
+    let geocoder = bandmap_geocode::Geocoder::new(pool.clone(), &config.geocoder).await?;
+    run_with_geocoder(pool, config, geocoder, shutdown).await
+}
+
+/// The worker loop with a given geocoder. `bandmap all` passes a clone of the geocoding
+/// worker's: clones share one provider rate limiter (so the two workers together keep the
+/// provider's minimum delay) and one loaded gazetteer (loaded once, not twice).
+pub async fn run_with_geocoder(
+    pool: PgPool,
+    config: Arc<bandmap_config::Config>,
+    geocoder: bandmap_geocode::Geocoder,
+    shutdown: Shutdown,
+) -> anyhow::Result<()> {
     let settings = LlmSettings::from_env(&config.llm)?;
     let idle_poll = settings.idle_poll;
-    let geocoder = bandmap_geocode::Geocoder::new(pool.clone(), &config.geocoder).await?;
     let worker = service::build_worker(&pool, &config.llm, settings, GeocoderResolver(geocoder))?;
     service::run_worker(pool, worker, config.heartbeat_interval, idle_poll, shutdown).await
 }

@@ -1,4 +1,4 @@
-//! `band_locations` queries of the LLM worker: the claim and the four exits.
+//! `band_locations` queries of the LLM worker: the claim, the four exits and the pause.
 //!
 //! The claim is a lease: one `llm_needed` row whose `next_attempt_at` has passed is picked
 //! with `FOR UPDATE SKIP LOCKED` and its `next_attempt_at` pushed [`LEASE`] ahead, in one
@@ -32,10 +32,12 @@ pub struct ClaimedRow {
     pub country: Option<String>,
     /// ISO alpha-2 code.
     pub country_code: Option<String>,
-    /// Last query the geocoder tried.
-    pub query: Option<String>,
-    /// Last geocoder error.
-    pub error: Option<String>,
+    /// The geocoder's last query when it handed the row over (`geocode_query`).
+    pub geocode_query: Option<String>,
+    /// The geocoder's error when it handed the row over (`geocode_error`). Not `error`:
+    /// this worker writes its own failures there, and quoting them back to the model would
+    /// change the request (and its cache key) on every retry.
+    pub geocode_error: Option<String>,
     /// Attempts so far.
     pub attempts: i32,
 }
@@ -55,7 +57,8 @@ pub async fn claim(pool: &PgPool) -> Result<Option<ClaimedRow>, sqlx::Error> {
          FROM due, bands b
          WHERE bl.id = due.id AND b.ma_id = bl.ma_id
          RETURNING bl.id, bl.ma_id, b.name AS band_name, b.location_text, bl.location_raw,
-                   bl.country, bl.country_code, bl.query, bl.error, bl.attempts",
+                   bl.country, bl.country_code, bl.geocode_query, bl.geocode_error,
+                   bl.attempts",
     )
     .bind(LEASE.as_secs_f64())
     .fetch_optional(pool)
@@ -141,6 +144,27 @@ pub async fn mark_retry(pool: &PgPool, row: &ClaimedRow, error: &str) -> Result<
     )
     .bind(row.id)
     .bind(error)
+    .execute(pool)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// The provider keeps both models off for a long time (a daily quota): the row stays
+/// `llm_needed`, not retried before `wait` from now, `attempts` unchanged (no call was
+/// made), `error` saying why.
+pub async fn postpone(
+    pool: &PgPool,
+    row: &ClaimedRow,
+    wait: Duration,
+    error: &str,
+) -> Result<bool, sqlx::Error> {
+    let done = sqlx::query(
+        "UPDATE band_locations SET error = $2, next_attempt_at = now() + make_interval(secs => $3)
+         WHERE id = $1 AND geocode_status = 'llm_needed'",
+    )
+    .bind(row.id)
+    .bind(error)
+    .bind(wait.as_secs_f64())
     .execute(pool)
     .await?;
     Ok(done.rows_affected() == 1)

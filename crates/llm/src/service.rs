@@ -17,6 +17,9 @@ use std::time::Duration;
 /// Progress window of the heartbeat.
 const PROGRESS_WINDOW_HOURS: i64 = 6;
 
+/// Longest single sleep of a paused worker; it then asks its limiter again.
+const MAX_PAUSE: Duration = Duration::from_secs(15 * 60);
+
 /// Why the worker idles without a key (heartbeat text).
 pub const NO_KEY: &str = "LLM_API_KEY is not set: the LLM worker idles";
 
@@ -119,20 +122,30 @@ pub async fn run_worker<R: CityResolver>(
             o = worker.run_once() => o,
             () = shutdown.cancelled() => break,
         };
-        let busy = match outcome {
-            Ok(Outcome::Idle | Outcome::NoKey) => false,
+        let pause = match outcome {
+            Ok(Outcome::Idle | Outcome::NoKey) => Some(idle_poll),
+            // Sleep towards the reset instead of polling every few seconds: each poll would
+            // only find the same block. The cap bounds the effect of an absurd reset value;
+            // after it the limiter is simply asked again.
+            Ok(Outcome::Paused { wait, .. }) => {
+                tracing::warn!(
+                    wait_secs = wait.as_secs(),
+                    "LLM worker paused: both models rate-limited"
+                );
+                Some(wait.min(MAX_PAUSE))
+            }
             Ok(o) => {
                 tracing::info!(outcome = ?o, "LLM row processed");
-                true
+                None
             }
             Err(e) => {
                 tracing::error!(error = %e, "LLM worker: database error");
-                false
+                Some(idle_poll)
             }
         };
-        if !busy {
+        if let Some(pause) = pause {
             tokio::select! {
-                () = tokio::time::sleep(idle_poll) => {}
+                () = tokio::time::sleep(pause) => {}
                 () = shutdown.cancelled() => break,
             }
         }

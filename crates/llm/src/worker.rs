@@ -25,7 +25,8 @@ pub enum Outcome {
         /// Whether the extraction came from the cache.
         cached: bool,
     },
-    /// `manual`: null city, or the city failed geocoding.
+    /// `manual`: null city, or the city failed geocoding (including a city the gazetteer
+    /// does not know while no geocoding provider is configured).
     Manual {
         /// Row id.
         location_id: i64,
@@ -33,12 +34,21 @@ pub enum Outcome {
         reason: String,
     },
     /// Still `llm_needed` with `error` set and `attempts` incremented (API failure after
-    /// retries, malformed reply, geocoder temporarily unavailable).
+    /// retries, malformed reply, geocoder provider failing transiently).
     Retry {
         /// Row id.
         location_id: i64,
         /// The error stored.
         error: String,
+    },
+    /// Both models are kept off for longer than one backoff (a daily quota): nothing was
+    /// called; the claimed row, if any, was postponed without spending an attempt. The
+    /// service loop sleeps `wait` before claiming again.
+    Paused {
+        /// Row postponed (`None`: the pause was known before claiming).
+        location_id: Option<i64>,
+        /// Time until a model may be asked again.
+        wait: std::time::Duration,
     },
     /// `error`: the geocoder refused the city for good.
     Error {
@@ -83,6 +93,12 @@ impl<R: CityResolver> Worker<R> {
         let Some(caller) = &self.caller else {
             return Ok(Outcome::NoKey);
         };
+        if let Some(wait) = caller.paused_for() {
+            return Ok(Outcome::Paused {
+                location_id: None,
+                wait,
+            });
+        }
         let Some(row) = queue::claim(&self.pool).await? else {
             return Ok(Outcome::Idle);
         };
@@ -100,8 +116,8 @@ impl<R: CityResolver> Worker<R> {
             location_raw: row.location_raw.clone(),
             location_text: row.location_text.clone(),
             country: row.country.clone(),
-            failed_query: row.query.clone(),
-            failed_error: row.error.clone(),
+            failed_query: row.geocode_query.clone(),
+            failed_error: row.geocode_error.clone(),
         };
         let call_for = CallFor {
             ma_id: Some(row.ma_id),
@@ -116,6 +132,23 @@ impl<R: CityResolver> Worker<R> {
             } => (extraction, model, cached),
             CallResult::Malformed { model, error } => {
                 return self.retry(row, format!("{model}: {error}")).await;
+            }
+            CallResult::Paused { wait, error } => {
+                let error = format!(
+                    "LLM paused: both models rate-limited for {} s (daily quota?); last error: {error}",
+                    wait.as_secs()
+                );
+                tracing::warn!(error = %error, "LLM worker paused");
+                return if queue::postpone(&self.pool, row, wait, &error).await? {
+                    Ok(Outcome::Paused {
+                        location_id: Some(row.id),
+                        wait,
+                    })
+                } else {
+                    Ok(Outcome::Skipped {
+                        location_id: row.id,
+                    })
+                };
             }
             CallResult::Failed { error, api_calls } => {
                 return self
@@ -163,7 +196,19 @@ impl<R: CityResolver> Worker<R> {
                     })
                 }
             }
-            CityOutcome::Unavailable { reason: error } | CityOutcome::Transient { error } => {
+            // No provider is configured and the gazetteer does not know the city: nothing
+            // this worker can do will change that, so the row waits for an admin instead of
+            // looping. Once a provider is configured, resetting the row re-runs it and the
+            // cached extraction makes that free.
+            CityOutcome::Unavailable { reason } => {
+                let reason = format!(
+                    "LLM city {:?} could not be geocoded: {reason}; configure a geocoding \
+                     provider and reset the row, or set its point by hand",
+                    query.city
+                );
+                self.manual(row, reason, None).await
+            }
+            CityOutcome::Transient { error } => {
                 self.retry(row, format!("geocoding LLM city {:?}: {error}", query.city))
                     .await
             }

@@ -16,7 +16,7 @@ async fn call(
     place: &str,
     cost: Option<f64>,
 ) -> i64 {
-    llm_cache::upsert(
+    llm_cache::insert(
         pool,
         &NewLlmCall {
             key: key.into(),
@@ -182,4 +182,74 @@ async fn only_valid_extractions_are_served_from_the_cache() {
             .await
             .unwrap();
     assert_eq!(stored, None);
+}
+
+fn record(key: &str, extraction: Option<serde_json::Value>, cost: f64) -> NewLlmCall {
+    NewLlmCall {
+        key: key.into(),
+        ma_id: Some(1),
+        location_id: None,
+        location_raw: Some("Kolbotn".into()),
+        country: Some("Norway".into()),
+        model: "m".into(),
+        extraction,
+        prompt_tokens: Some(100),
+        completion_tokens: Some(20),
+        cost_usd: Some(cost),
+        prompt: "p".into(),
+        response: "r".into(),
+    }
+}
+
+#[tokio::test]
+async fn every_call_of_one_key_is_its_own_row_and_counts_in_the_totals() {
+    let db = TestDb::new().await;
+    sqlx::query("INSERT INTO bands (ma_id, name) VALUES (1, 'Darkthrone')")
+        .execute(&db.pool)
+        .await
+        .unwrap();
+    let oslo = json!({"city": "Oslo", "region": null, "country": "Norway", "confidence": 0.5});
+    let bergen = json!({"city": "Bergen", "region": null, "country": "Norway", "confidence": 0.5});
+    // A malformed (but billed) reply, then two valid answers of the same request.
+    let bad = llm_cache::insert(&db.pool, &record("same", None, 0.25))
+        .await
+        .unwrap();
+    assert!(
+        llm_cache::find_answer(&db.pool, "same")
+            .await
+            .unwrap()
+            .is_none(),
+        "a malformed reply is never a cache hit"
+    );
+    llm_cache::insert(&db.pool, &record("same", Some(oslo), 0.5))
+        .await
+        .unwrap();
+    let newest = llm_cache::insert(&db.pool, &record("same", Some(bergen), 0.125))
+        .await
+        .unwrap();
+    let hit = llm_cache::find_answer(&db.pool, "same")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (hit.id, hit.extraction["city"].as_str()),
+        (newest, Some("Bergen"))
+    );
+
+    let page = llm_cache::list(&db.pool, &LlmFilter::default(), 50, 0)
+        .await
+        .unwrap();
+    assert_eq!(page.totals.calls, 3, "every billed call is counted");
+    assert_eq!(page.totals.cost_usd, 0.875);
+    assert!(
+        page.items
+            .iter()
+            .any(|c| c.id == bad && c.extraction.is_none())
+    );
+    let stats = llm_cache::model_stats(&db.pool).await.unwrap();
+    assert_eq!(stats.len(), 1);
+    assert_eq!((stats[0].calls, stats[0].city_null), (3, 1));
+    assert_eq!(stats[0].prompt_tokens, 300);
+    assert_eq!(stats[0].cost_usd, 0.875);
+    assert_eq!(llm_cache::count(&db.pool).await.unwrap(), 3);
 }

@@ -1,4 +1,5 @@
-//! `bandmap_llm::run` end to end: configuration → real geocoder adapter → fake LLM API.
+//! `bandmap_llm::run` / `run_with_geocoder` end to end: configuration → real geocoder
+//! adapter → fake LLM API.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -15,12 +16,24 @@ use std::time::Duration;
 #[allow(dead_code)]
 fn run_future_is_send(pool: sqlx::PgPool, config: Arc<bandmap_config::Config>) {
     fn is_send<T: Send>(_: &T) {}
-    let f = bandmap_llm::run(pool, config, bandmap_health::Shutdown::never());
+    let f = bandmap_llm::run(
+        pool.clone(),
+        config.clone(),
+        bandmap_health::Shutdown::never(),
+    );
     is_send(&f);
+    let g = async move {
+        let geocoder = bandmap_geocode::Geocoder::new(pool.clone(), &config.geocoder)
+            .await
+            .unwrap();
+        bandmap_llm::run_with_geocoder(pool, config, geocoder, bandmap_health::Shutdown::never())
+            .await
+    };
+    is_send(&g);
 }
 
 #[tokio::test]
-async fn run_processes_a_row_through_the_real_geocoder_and_stops_on_shutdown() {
+async fn run_with_a_shared_geocoder_without_provider_sends_the_row_to_manual_and_stops() {
     let db = TestDb::new().await;
     let llm = FakeLlm::start().await;
     llm.answer(json!({"city": "Kolbotn", "region": null, "country": "Norway", "confidence": 0.9}));
@@ -29,7 +42,8 @@ async fn run_processes_a_row_through_the_real_geocoder_and_stops_on_shutdown() {
         ("DATABASE_URL", db.url.as_str()),
         ("LLM_BASE_URL", llm.url().as_str()),
         ("LLM_API_KEY", "gsk_test"),
-        // No gazetteer, no provider: the geocoder cannot answer, so the row must wait.
+        // No gazetteer, no provider: the geocoder cannot answer the LLM's city at all, so
+        // the row waits for an admin (manual) instead of looping in llm_needed.
         ("GEOCODER_PROVIDER", "none"),
         ("GEOCODER_OFFLINE", "off"),
     ]
@@ -38,10 +52,19 @@ async fn run_processes_a_row_through_the_real_geocoder_and_stops_on_shutdown() {
     .collect();
     let config = Arc::new(bandmap_config::Config::from_map(&vars).unwrap());
     let (trigger, shutdown) = bandmap_health::shutdown_pair();
-    let task = tokio::spawn(bandmap_llm::run(db.pool.clone(), config, shutdown));
+    // The geocoder the caller shares (as `bandmap all` passes the geocoding worker's).
+    let geocoder = bandmap_geocode::Geocoder::new(db.pool.clone(), &config.geocoder)
+        .await
+        .unwrap();
+    let task = tokio::spawn(bandmap_llm::run_with_geocoder(
+        db.pool.clone(),
+        config,
+        geocoder,
+        shutdown,
+    ));
     let mut state = row(&db.pool, id).await;
     for _ in 0..400 {
-        if state.attempts > 3 {
+        if state.geocode_status != "llm_needed" {
             break;
         }
         tokio::time::sleep(Duration::from_millis(25)).await;
@@ -50,9 +73,14 @@ async fn run_processes_a_row_through_the_real_geocoder_and_stops_on_shutdown() {
     trigger.fire();
     task.await.unwrap().unwrap();
     assert_eq!(llm.count(), 1);
-    assert_eq!(state.geocode_status, "llm_needed");
-    assert_eq!(state.attempts, 4);
-    assert!(state.error.unwrap().contains("GEOCODER_PROVIDER=none"));
+    assert_eq!(state.geocode_status, "manual");
+    assert_eq!(
+        state.attempts, 3,
+        "no attempt spent: nothing failed transiently"
+    );
+    let error = state.error.unwrap();
+    assert!(error.contains("GEOCODER_PROVIDER=none"), "{error}");
+    assert!(error.contains("Kolbotn"), "{error}");
     let checks: serde_json::Value =
         sqlx::query_scalar("SELECT checks FROM service_health WHERE service = 'llm'")
             .fetch_one(&db.pool)

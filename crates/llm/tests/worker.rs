@@ -120,7 +120,8 @@ async fn identical_request_is_answered_from_the_cache_without_a_call() {
         Outcome::Done { cached: false, .. }
     ));
 
-    requeue(&db.pool, id, "Kolbotn, Viken").await;
+    // An admin resets the row; the geocoder fails again and hands it over once more.
+    geocoder_hands_over(&db.pool, id, "Kolbotn, Viken").await;
     let out = r.worker.run_once().await.unwrap();
     assert!(matches!(out, Outcome::Done { cached: true, .. }), "{out:?}");
     assert_eq!(
@@ -376,17 +377,26 @@ async fn malformed_reply_is_a_row_error_and_retried_later_not_from_cache() {
     let rows = cache_rows(&db.pool).await;
     assert_eq!(rows.len(), 1, "the call is recorded (it was billed)");
     assert!(rows[0].extraction.is_none());
+    assert!(rows[0].cost.unwrap() > 0.0);
 
     // Later, the same request is asked again (a malformed answer is never served).
-    requeue(&db.pool, id, "Kolbotn, Viken").await;
+    make_due(&db.pool, id).await;
     assert!(matches!(
         r.worker.run_once().await.unwrap(),
         Outcome::Done { cached: false, .. }
     ));
     assert_eq!(llm.count(), 2);
+    let reqs = llm.requests();
+    assert_eq!(reqs[0].body, reqs[1].body, "the retry repeats the request");
     let rows = cache_rows(&db.pool).await;
-    assert_eq!(rows.len(), 1, "same key, row overwritten");
-    assert_eq!(rows[0].extraction.as_ref().unwrap()["city"], "Kolbotn");
+    assert_eq!(
+        rows.len(),
+        2,
+        "one row per billed call, the malformed one kept"
+    );
+    assert_eq!(rows[0].key, rows[1].key);
+    assert!(rows[0].extraction.is_none() && rows[0].cost.unwrap() > 0.0);
+    assert_eq!(rows[1].extraction.as_ref().unwrap()["city"], "Kolbotn");
 }
 
 #[tokio::test]
@@ -497,4 +507,243 @@ async fn admin_change_during_the_call_is_not_overwritten() {
             .unwrap()
     );
     assert_eq!(row(&db.pool, id).await.geocode_status, "pending");
+}
+
+#[tokio::test]
+async fn retry_after_an_api_failure_repeats_the_request_and_a_cached_answer_makes_no_call() {
+    let db = TestDb::new().await;
+    let llm = FakeLlm::start().await;
+    llm.answer_for("Kolbotn", kolbotn());
+    llm.fail_next("*", LlmFault::ServerError, 4);
+    let r = rig(&db.pool, &llm);
+    r.resolver.set(
+        "Kolbotn",
+        CityOutcome::Transient {
+            error: "HTTP 503 from the provider".into(),
+        },
+    );
+    let id = llm_row(&db.pool, 1, "Darkthrone", "Kolbotn, Viken").await;
+
+    // 1. Every API call fails: the row keeps the LLM's own error.
+    assert!(matches!(
+        r.worker.run_once().await.unwrap(),
+        Outcome::Retry { .. }
+    ));
+    assert_eq!(llm.count(), 4);
+    let error = row(&db.pool, id).await.error.unwrap();
+    assert!(error.contains("HTTP 500"), "{error}");
+
+    // 2. The retry sends exactly the first request again (same cache key): the prompt
+    //    quotes the geocoder's error, not the LLM failure now in `error`.
+    make_due(&db.pool, id).await;
+    assert!(matches!(
+        r.worker.run_once().await.unwrap(),
+        Outcome::Retry { .. }
+    ));
+    let reqs = llm.requests();
+    assert_eq!(reqs.len(), 5);
+    assert_eq!(reqs[4].body, reqs[0].body, "same request, same cache key");
+    let user = reqs[4].user_message();
+    assert!(
+        user.contains(&format!("Geocoder error: {GEOCODER_ERROR}")),
+        "{user}"
+    );
+    assert!(
+        !user.contains("HTTP 500") && !user.contains("LLM"),
+        "{user}"
+    );
+    assert_eq!(cache_rows(&db.pool).await.len(), 1);
+
+    // 3. That call succeeded and is cached; geocoding failed transiently. The next retry
+    //    is answered from the cache: no further API call.
+    r.resolver.accept("Kolbotn", 59.81, 10.8, "gazetteer");
+    make_due(&db.pool, id).await;
+    let out = r.worker.run_once().await.unwrap();
+    assert!(matches!(out, Outcome::Done { cached: true, .. }), "{out:?}");
+    assert_eq!(llm.count(), 5, "the cached extraction made the retry free");
+    assert_eq!(cache_rows(&db.pool).await.len(), 1);
+}
+
+#[tokio::test]
+async fn city_the_geocoder_cannot_resolve_without_provider_goes_manual_and_a_reset_is_free() {
+    let db = TestDb::new().await;
+    let llm = FakeLlm::start().await;
+    llm.answer_for("Kolbotn", kolbotn());
+    let r = rig(&db.pool, &llm);
+    r.resolver.set(
+        "Kolbotn",
+        CityOutcome::Unavailable {
+            reason: "no provider (GEOCODER_PROVIDER=none); gazetteer: not found".into(),
+        },
+    );
+    let id = llm_row(&db.pool, 1, "Darkthrone", "Kolbotn, Viken").await;
+
+    let out = r.worker.run_once().await.unwrap();
+    assert!(
+        matches!(out, Outcome::Manual { location_id, .. } if location_id == id),
+        "{out:?}"
+    );
+    let s = row(&db.pool, id).await;
+    assert_eq!((s.geocode_status.as_str(), s.attempts), ("manual", 3));
+    let error = s.error.unwrap();
+    assert!(
+        error.contains("Kolbotn") && error.contains("GEOCODER_PROVIDER=none"),
+        "{error}"
+    );
+    assert!(error.contains("configure a geocoding provider"), "{error}");
+    assert_eq!(r.worker.run_once().await.unwrap(), Outcome::Idle, "no loop");
+
+    // A provider is configured and the admin resets the row: the geocoder hands it over
+    // again and the LLM step is answered from the cache.
+    r.resolver.accept("Kolbotn", 59.81, 10.8, "geoapify");
+    geocoder_hands_over(&db.pool, id, "Kolbotn, Viken").await;
+    let out = r.worker.run_once().await.unwrap();
+    assert!(matches!(out, Outcome::Done { cached: true, .. }), "{out:?}");
+    assert_eq!(llm.count(), 1);
+}
+
+#[tokio::test]
+async fn json_validate_failed_is_retried_on_the_other_model_and_recorded() {
+    let db = TestDb::new().await;
+    let llm = FakeLlm::start().await;
+    llm.answer_for("Kolbotn", kolbotn());
+    llm.fail_next(PRIMARY, LlmFault::JsonValidateFailed, 1);
+    let r = rig(&db.pool, &llm);
+    r.resolver.accept("Kolbotn", 59.81, 10.8, "gazetteer");
+    let id = llm_row(&db.pool, 1, "Darkthrone", "Kolbotn, Viken").await;
+
+    let out = r.worker.run_once().await.unwrap();
+    assert!(
+        matches!(&out, Outcome::Done { model, cached: false, .. } if model == FALLBACK),
+        "{out:?}"
+    );
+    let seq: Vec<(String, String)> = llm
+        .requests()
+        .into_iter()
+        .map(|q| (q.model, q.answered))
+        .collect();
+    assert_eq!(
+        seq,
+        vec![
+            (PRIMARY.into(), "400".into()),
+            (FALLBACK.into(), "ok".into())
+        ]
+    );
+    assert!(
+        r.pacer.sleeps().is_empty(),
+        "no backoff: the service is fine"
+    );
+    assert_eq!(row(&db.pool, id).await.geocode_status, "done");
+    let rows = cache_rows(&db.pool).await;
+    assert_eq!(rows.len(), 2, "the failed generation is a call too");
+    assert_eq!(rows[0].model, PRIMARY);
+    assert!(rows[0].extraction.is_none());
+    assert!(
+        rows[0]
+            .response
+            .as_deref()
+            .unwrap()
+            .contains("json_validate_failed")
+    );
+    assert_eq!(rows[1].model, FALLBACK);
+    assert_eq!(rows[1].extraction.as_ref().unwrap()["city"], "Kolbotn");
+}
+
+#[tokio::test]
+async fn a_503_retry_after_is_honoured() {
+    let db = TestDb::new().await;
+    let llm = FakeLlm::start().await;
+    llm.answer_for("Kolbotn", kolbotn());
+    llm.fail_next(
+        "*",
+        LlmFault::Unavailable {
+            retry_after_secs: 20,
+        },
+        2,
+    );
+    let r = rig(&db.pool, &llm);
+    r.resolver.accept("Kolbotn", 59.81, 10.8, "gazetteer");
+    llm_row(&db.pool, 1, "Darkthrone", "Kolbotn, Viken").await;
+
+    let out = r.worker.run_once().await.unwrap();
+    assert!(matches!(out, Outcome::Done { .. }), "{out:?}");
+    let answered: Vec<String> = llm.requests().into_iter().map(|q| q.answered).collect();
+    assert_eq!(answered, vec!["503", "503", "ok"]);
+    // Both models were told to come back in 20 s: one wait of 20 s (+ ≤ 10 % jitter),
+    // not the 1 s / 2 s exponential backoff of a plain 5xx.
+    let sleeps = r.pacer.sleeps();
+    assert_eq!(sleeps.len(), 1, "{sleeps:?}");
+    assert!(
+        sleeps[0] >= Duration::from_secs(20) && sleeps[0] <= Duration::from_secs(22),
+        "{sleeps:?}"
+    );
+}
+
+#[tokio::test]
+async fn exhausted_daily_quota_pauses_the_worker_without_spending_attempts() {
+    let db = TestDb::new().await;
+    let llm = FakeLlm::start().await;
+    llm.answer_for("Kolbotn", kolbotn());
+    llm.answer_for(
+        "Bergen",
+        json!({"city": "Bergen", "region": null, "country": "Norway", "confidence": 0.8}),
+    );
+    let day = 7 * 3600;
+    for model in [PRIMARY, FALLBACK] {
+        llm.fail_next(model, LlmFault::DailyQuotaExhausted { reset_secs: day }, 1);
+    }
+    let r = rig(&db.pool, &llm);
+    r.resolver.accept("Kolbotn", 59.81, 10.8, "gazetteer");
+    r.resolver.accept("Bergen", 60.39, 5.32, "gazetteer");
+    let a = llm_row(&db.pool, 1, "Darkthrone", "Kolbotn, Viken").await;
+    let b = llm_row(&db.pool, 2, "Gorgoroth", "Bergen").await;
+
+    // Both models answer "quota exhausted for 7 h": the row is postponed, not failed.
+    let out = r.worker.run_once().await.unwrap();
+    let Outcome::Paused { location_id, wait } = out else {
+        panic!("{out:?}");
+    };
+    assert_eq!(location_id, Some(a));
+    assert_eq!(wait, Duration::from_secs(day));
+    assert_eq!(llm.count(), 2);
+    assert!(r.pacer.sleeps().is_empty(), "no sleeping inside the row");
+    let s = row(&db.pool, a).await;
+    assert_eq!((s.geocode_status.as_str(), s.attempts), ("llm_needed", 3));
+    assert!(
+        s.error.as_deref().unwrap().contains("paused"),
+        "{:?}",
+        s.error
+    );
+    assert!(
+        (s.retry_in_secs - day as f64).abs() < 60.0,
+        "{}",
+        s.retry_in_secs
+    );
+
+    // While paused, the worker claims nothing and calls nothing.
+    let out = r.worker.run_once().await.unwrap();
+    assert!(
+        matches!(
+            out,
+            Outcome::Paused {
+                location_id: None,
+                ..
+            }
+        ),
+        "{out:?}"
+    );
+    assert_eq!(llm.count(), 2);
+    let sb = row(&db.pool, b).await;
+    assert_eq!(
+        (sb.attempts, sb.error.as_deref()),
+        (3, Some(GEOCODER_ERROR))
+    );
+
+    // After the reset the worker resumes with the waiting row.
+    r.pacer.advance(Duration::from_secs(day + 1));
+    let out = r.worker.run_once().await.unwrap();
+    assert!(
+        matches!(out, Outcome::Done { location_id, .. } if location_id == b),
+        "{out:?}"
+    );
 }

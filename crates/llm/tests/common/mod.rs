@@ -103,7 +103,11 @@ pub fn rig_with(pool: &PgPool, llm: &FakeLlm, settings: LlmSettings) -> Rig {
     }
 }
 
-/// Inserts a Norwegian band and one `llm_needed` row; returns the row id.
+/// The geocoder's error when it hands a row over (see [`llm_row`]).
+pub const GEOCODER_ERROR: &str = "no result above threshold";
+
+/// Inserts a Norwegian band and one row handed to the LLM the way the geocoder does it
+/// (`processing` → `llm_needed` with its query and error, `record_failure`); returns the id.
 pub async fn llm_row(pool: &PgPool, ma_id: i64, name: &str, place: &str) -> i64 {
     sqlx::query(
         "INSERT INTO bands (ma_id, name, country, country_code, location_text)
@@ -115,19 +119,56 @@ pub async fn llm_row(pool: &PgPool, ma_id: i64, name: &str, place: &str) -> i64 
     .execute(pool)
     .await
     .unwrap();
-    sqlx::query_scalar(
+    let id: i64 = sqlx::query_scalar(
         "INSERT INTO band_locations (ma_id, step_order, parsed_step, location_raw, country,
-             country_code, geocode_status, attempts, error, query, next_attempt_at)
-         VALUES ($1, 0, 0, $2, 'Norway', 'NO', 'llm_needed', 3, 'no result above threshold',
-                 $3, now() - interval '1 second')
+             country_code, geocode_status, attempts, claimed_at)
+         VALUES ($1, 0, 0, $2, 'Norway', 'NO', 'processing', 2, now())
          RETURNING id",
     )
     .bind(ma_id)
     .bind(place)
-    .bind(format!("{place}, Norway"))
     .fetch_one(pool)
     .await
-    .unwrap()
+    .unwrap();
+    geocoder_hands_over(pool, id, place).await;
+    id
+}
+
+/// What the geocoder does when it gives up on a row: claim it (`processing`), then
+/// `llm_needed` with its own query and error, due now.
+pub async fn geocoder_hands_over(pool: &PgPool, id: i64, place: &str) {
+    sqlx::query(
+        "UPDATE band_locations SET geocode_status = 'processing', claimed_at = now(),
+             lat = NULL, lon = NULL, provider = NULL
+         WHERE id = $1",
+    )
+    .bind(id)
+    .execute(pool)
+    .await
+    .unwrap();
+    sqlx::query(
+        "UPDATE band_locations SET geocode_status = 'llm_needed', attempts = attempts + 1,
+             error = $3, query = $2, claimed_at = NULL, next_attempt_at = now() - interval '1 second'
+         WHERE id = $1 AND geocode_status = 'processing'",
+    )
+    .bind(id)
+    .bind(format!("{place}, Norway"))
+    .bind(GEOCODER_ERROR)
+    .execute(pool)
+    .await
+    .unwrap();
+}
+
+/// Makes a row that the worker left `llm_needed` due now, touching nothing else: the time
+/// passing until its backoff is over. (Its `error` is the worker's own by then.)
+pub async fn make_due(pool: &PgPool, id: i64) {
+    sqlx::query(
+        "UPDATE band_locations SET next_attempt_at = now() - interval '1 second' WHERE id = $1",
+    )
+    .bind(id)
+    .execute(pool)
+    .await
+    .unwrap();
 }
 
 #[derive(Debug, sqlx::FromRow)]
