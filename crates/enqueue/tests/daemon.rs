@@ -6,7 +6,7 @@ mod common;
 
 use bandmap_db::band_locations::primary::{sync_primary_point, sync_primary_points};
 use bandmap_db::jobs;
-use bandmap_enqueue::{poll_once, run, run_once};
+use bandmap_enqueue::{Periods, poll_once, run, run_once, run_with};
 use bandmap_test_support::TestDb;
 use common::{band, log_lines, run_record};
 use std::collections::HashMap;
@@ -216,4 +216,118 @@ async fn batch_primary_sync_follows_rule_19() {
     }
     assert_eq!(sync_primary_points(&mut conn, &[1, 2, 3]).await.unwrap(), 0);
     assert_eq!(sync_primary_points(&mut conn, &[]).await.unwrap(), 0);
+}
+
+/// Number of finished runs of the daemon: (automatic, manual) geocoder_enqueue runs.
+async fn runs_by_origin(pool: &sqlx::PgPool) -> (i64, i64) {
+    sqlx::query_as(
+        "SELECT count(*) FILTER (WHERE trigger_id IS NULL), count(*) FILTER (WHERE trigger_id IS NOT NULL)
+         FROM crawl_run WHERE type = 'geocoder_enqueue' AND status = 'success'",
+    )
+    .fetch_one(pool)
+    .await
+    .unwrap()
+}
+
+async fn stop(
+    fire: bandmap_health::ShutdownTrigger,
+    daemon: tokio::task::JoinHandle<anyhow::Result<()>>,
+) {
+    fire.fire();
+    tokio::time::timeout(Duration::from_secs(30), daemon)
+        .await
+        .expect("the daemon stops on shutdown")
+        .unwrap()
+        .unwrap();
+}
+
+#[tokio::test]
+async fn the_loop_claims_a_trigger_created_while_it_runs() {
+    let db = TestDb::new().await;
+    let p = &db.pool;
+    let (fire, shutdown) = bandmap_health::shutdown_pair();
+    // Polls every 100 ms; the automatic scan only at start (the next one is an hour away),
+    // so the second run can only come from the trigger.
+    let periods = Periods {
+        poll: Duration::from_millis(100),
+        auto: Duration::from_secs(3600),
+    };
+    let daemon = tokio::spawn(run_with(p.clone(), config(&db), shutdown, periods));
+    eventually(
+        p,
+        "SELECT EXISTS (SELECT 1 FROM crawl_run WHERE type = 'geocoder_enqueue'
+                        AND trigger_id IS NULL AND status = 'success')",
+    )
+    .await;
+
+    band(p, 1, Some("Norway"), Some("NO"), Some("Oslo")).await;
+    let enq = jobs::create(p, "geocoder_enqueue", Some("admin"))
+        .await
+        .unwrap();
+    eventually(
+        p,
+        &format!("SELECT status = 'done' FROM job_triggers WHERE id = {enq}"),
+    )
+    .await;
+    let (status, run_id, error) = trigger(p, enq).await;
+    assert_eq!((status.as_str(), error), ("done", None));
+    let run_id = run_id.expect("the trigger names its run");
+    let (run_status, stats, _, kind) = run_record(p, run_id).await;
+    assert_eq!(
+        (
+            run_status.as_str(),
+            kind.as_str(),
+            stats["created"].as_u64()
+        ),
+        ("success", "geocoder_enqueue", Some(1))
+    );
+    assert!(
+        log_lines(p, run_id).await[0]
+            .1
+            .contains(&format!("manual, trigger {enq}"))
+    );
+    assert_eq!(runs_by_origin(p).await, (1, 1));
+    stop(fire, daemon).await;
+}
+
+#[tokio::test]
+async fn the_loop_scans_again_when_the_automatic_interval_has_passed() {
+    let db = TestDb::new().await;
+    let p = &db.pool;
+    let (fire, shutdown) = bandmap_health::shutdown_pair();
+    // No trigger exists, so every run is an automatic one.
+    let periods = Periods {
+        poll: Duration::from_millis(100),
+        auto: Duration::from_millis(300),
+    };
+    let daemon = tokio::spawn(run_with(p.clone(), config(&db), shutdown, periods));
+    eventually(
+        p,
+        "SELECT EXISTS (SELECT 1 FROM crawl_run WHERE type = 'geocoder_enqueue'
+                        AND status = 'success')",
+    )
+    .await;
+    // A band that appears after the start scan is queued by a later automatic scan.
+    band(p, 2, Some("Sweden"), Some("SE"), Some("Umeå")).await;
+    eventually(
+        p,
+        "SELECT EXISTS (SELECT 1 FROM band_locations WHERE ma_id = 2)",
+    )
+    .await;
+    stop(fire, daemon).await;
+
+    let (automatic, manual) = runs_by_origin(p).await;
+    assert!(automatic >= 2, "{automatic} automatic scans");
+    assert_eq!(manual, 0);
+    let creator: (i64,) = sqlx::query_as(
+        "SELECT count(*) FROM crawl_run WHERE type = 'geocoder_enqueue' AND trigger_id IS NULL
+           AND (stats->>'created')::int = 1",
+    )
+    .fetch_one(p)
+    .await
+    .unwrap();
+    assert_eq!(
+        creator.0, 1,
+        "exactly one automatic scan created the band's row"
+    );
 }

@@ -561,3 +561,58 @@ async fn an_insert_racing_a_location_update_waits_for_it_and_creates_nothing_sta
     run_once(p, None).await.unwrap();
     assert_eq!(raws(&rows(p, 70).await), [(0, "Lund")]);
 }
+
+#[tokio::test]
+async fn a_band_changed_while_the_scan_runs_is_skipped_and_queued_by_the_next_scan() {
+    let db = TestDb::new().await;
+    let p = &db.pool;
+    let n = bandmap_enqueue::BATCH_SIZE + 2;
+    let victim = bandmap_enqueue::BATCH_SIZE + 1;
+    sqlx::query(
+        "INSERT INTO bands (ma_id, name, country, country_code, location_text)
+         SELECT g, 'B' || g, 'Norway', 'NO', 'Town' || g FROM generate_series(1, $1) g",
+    )
+    .bind(n)
+    .execute(p)
+    .await
+    .unwrap();
+    // The scan reads page 2 while it inserts page 1, then writes its stats, then inserts
+    // page 2: changing a page-2 band when the stats are first written puts the change
+    // exactly between that band's read and its insert.
+    sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+        "CREATE FUNCTION edit_during_scan() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN
+             UPDATE bands SET location_text = 'Moved' || ma_id
+             WHERE ma_id = {victim} AND location_text = 'Town' || ma_id;
+             RETURN NULL;
+         END $$;
+         CREATE TRIGGER edit_during_scan AFTER UPDATE OF stats ON crawl_run
+             FOR EACH ROW EXECUTE FUNCTION edit_during_scan();"
+    )))
+    .execute(p)
+    .await
+    .unwrap();
+
+    let r = run_once(p, None).await.unwrap();
+    assert_eq!(
+        (r.bands, r.created, r.skipped, r.failed, r.existing),
+        (n as u64, n as u64 - 1, 1, 0, 0),
+        "{r:?}"
+    );
+    assert!(rows(p, victim).await.is_empty(), "no row of the old text");
+    let lines = log_lines(p, r.run_id).await;
+    assert!(
+        lines.iter().any(
+            |(_, m)| m.starts_with("skipped 1 bands: location or country changed")
+                && m.contains(&victim.to_string())
+        ),
+        "{lines:?}"
+    );
+
+    let again = run_once(p, None).await.unwrap();
+    assert_eq!((again.bands, again.created), (1, 1));
+    assert_eq!(
+        rows(p, victim).await[0].location_raw,
+        format!("Moved{victim}")
+    );
+}
