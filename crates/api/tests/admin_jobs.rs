@@ -222,7 +222,16 @@ async fn cancelling_a_run_only_raises_the_flag() {
         "the API never writes the final status"
     );
     assert!(runs::cancel_requested(pool, run).await.unwrap());
-    assert_eq!(audit_rows(pool, "crawl_run.cancel").await.len(), 1);
+    let audit = audit_rows(pool, "crawl_run.cancel").await;
+    assert_eq!(audit.len(), 1);
+    assert_eq!(
+        (audit[0].1.as_ref().unwrap(), audit[0].2.as_ref().unwrap()),
+        (
+            &json!({"status": "running", "cancel_requested": false}),
+            &json!({"status": "running", "cancel_requested": true})
+        ),
+        "before/after diff of the flag"
+    );
 
     let r = send(
         &app,

@@ -400,6 +400,11 @@ async fn reset_errors_moves_error_and_processing_only() {
     assert_eq!(audit.len(), 1);
     assert_eq!(audit[0].2.as_ref().unwrap()["affected"], 2);
     assert_eq!(
+        audit[0].1.as_ref().unwrap()["by_status"],
+        json!({"error": 1, "processing": 1}),
+        "before: how many rows each status held"
+    );
+    assert_eq!(
         log_lines_for(&app.state.pool, "locations.reset_errors").await,
         1
     );

@@ -494,6 +494,36 @@ async fn patch_locks_edited_fields_and_clears_only_their_conflicts() {
 }
 
 #[tokio::test]
+async fn a_new_country_moves_the_country_code_for_patch_and_accept() {
+    let (app, cookie) = setup().await;
+    let (status, band) = send(
+        &app,
+        &cookie,
+        Method::PATCH,
+        "/admin/api/bands/1",
+        json!({"country": "Sweden"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{band}");
+    assert_eq!(band["country_code"], "SE");
+    assert!(ids(&app, &cookie, "country=SE").await.contains(&1));
+    assert!(!ids(&app, &cookie, "country=NO").await.contains(&1));
+
+    // An upstream value accepted through a conflict moves the code the same way.
+    sqlx::query("UPDATE bands SET crawler_pending = '{\"country\": \"Finland\"}' WHERE ma_id = 1")
+        .execute(&app.db.pool)
+        .await
+        .unwrap();
+    let (status, band) = resolve(&app, &cookie, 1, "country", "accept").await;
+    assert_eq!(status, 200, "{band}");
+    assert_eq!(
+        (band["country"].as_str(), band["country_code"].as_str()),
+        (Some("Finland"), Some("FI"))
+    );
+    assert!(ids(&app, &cookie, "country=fi").await.contains(&1));
+}
+
+#[tokio::test]
 async fn patch_of_location_text_drops_the_old_location_rows() {
     let (app, cookie) = setup().await;
     sqlx::query(

@@ -54,8 +54,12 @@ pub async fn cancel_trigger(conn: &mut PgConnection, id: i64) -> Result<CancelOu
 /// What asking a run to stop did.
 #[derive(Debug, PartialEq, Eq)]
 pub enum RunCancel {
-    /// The run is `running` and its flag is now raised.
-    Requested,
+    /// The run is `running` and its flag is now raised; `was_requested` tells whether it
+    /// already was (the audit's "before").
+    Requested {
+        /// The flag's value before this request.
+        was_requested: bool,
+    },
     /// The run exists but is not `running`.
     NotRunning,
     /// No such run.
@@ -64,21 +68,21 @@ pub enum RunCancel {
 
 /// Raises `cancel_requested` on a running run. Never touches `status`.
 pub async fn request_run_cancel(conn: &mut PgConnection, id: i64) -> Result<RunCancel> {
-    let status: Option<String> =
-        sqlx::query_scalar("SELECT status FROM crawl_run WHERE id = $1 FOR UPDATE")
+    let row: Option<(String, bool)> =
+        sqlx::query_as("SELECT status, cancel_requested FROM crawl_run WHERE id = $1 FOR UPDATE")
             .bind(id)
             .fetch_optional(&mut *conn)
             .await?;
-    match status.as_deref() {
+    match row.as_ref().map(|(s, c)| (s.as_str(), *c)) {
         None => Ok(RunCancel::NotFound),
-        Some("running") => {
+        Some(("running", was_requested)) => {
             sqlx::query(
                 "UPDATE crawl_run SET cancel_requested = TRUE, updated_at = now() WHERE id = $1",
             )
             .bind(id)
             .execute(conn)
             .await?;
-            Ok(RunCancel::Requested)
+            Ok(RunCancel::Requested { was_requested })
         }
         Some(_) => Ok(RunCancel::NotRunning),
     }

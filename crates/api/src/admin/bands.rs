@@ -87,6 +87,12 @@ pub async fn get_band(
     }))
 }
 
+/// ISO code of an edited or accepted country name (None when the name is not one we know:
+/// the code is then cleared rather than left pointing at the old country).
+fn country_code_of(name: &str) -> Option<&'static str> {
+    bandmap_location::countries::resolve(name).map(|c| c.code)
+}
+
 /// Edits fields of a band: each edited field joins `locked_fields` and only its key leaves
 /// `crawler_pending`. Audited (`band.patch`).
 #[utoipa::path(
@@ -113,7 +119,7 @@ pub async fn patch_band(
         username: &session.username,
         ip: session.ip.clone(),
     };
-    let band = db::patch_band(&state.pool, ma_id, &edits, &who)
+    let band = db::patch_band(&state.pool, ma_id, &edits, &who, country_code_of)
         .await?
         .ok_or_else(|| unknown_band(ma_id))?;
     Ok(axum::Json(band.into()))
@@ -151,7 +157,7 @@ pub async fn resolve_conflict(
         username: &session.username,
         ip: session.ip.clone(),
     };
-    match db::resolve_conflict(&state.pool, ma_id, field, action, &who).await? {
+    match db::resolve_conflict(&state.pool, ma_id, field, action, &who, country_code_of).await? {
         ResolveOutcome::Resolved(band) => Ok(axum::Json((*band).into())),
         ResolveOutcome::NotFound => Err(unknown_band(ma_id)),
         ResolveOutcome::NoConflict => Err(ApiError::Conflict(format!(

@@ -204,16 +204,25 @@ pub async fn cancel_run(
     Path(id): Path<i64>,
 ) -> Result<axum::Json<RunCancelRequested>, ApiError> {
     let mut tx = state.pool.begin().await?;
-    match admin_jobs::request_run_cancel(&mut tx, id).await? {
+    let was_requested = match admin_jobs::request_run_cancel(&mut tx, id).await? {
         RunCancel::NotFound => return Err(ApiError::not_found(format!("no crawl run {id}"))),
         RunCancel::NotRunning => {
             return Err(ApiError::Conflict(format!("crawl run {id} is not running")));
         }
-        RunCancel::Requested => {}
-    }
+        RunCancel::Requested { was_requested } => was_requested,
+    };
     let target = format!("crawl_run:{id}");
-    let after = json!({"cancel_requested": true});
-    audited(&mut tx, &session, "crawl_run.cancel", &target, None, after).await?;
+    let before = json!({"status": "running", "cancel_requested": was_requested});
+    let after = json!({"status": "running", "cancel_requested": true});
+    audited(
+        &mut tx,
+        &session,
+        "crawl_run.cancel",
+        &target,
+        Some(before),
+        after,
+    )
+    .await?;
     tx.commit().await?;
     Ok(axum::Json(RunCancelRequested {
         id,

@@ -285,12 +285,15 @@ async fn run_bulk(
     action: Bulk,
 ) -> Result<Affected, ApiError> {
     let mut tx = state.pool.begin().await?;
-    let affected = db::bulk_requeue(&mut tx, action).await?;
+    let moved = db::bulk_requeue(&mut tx, action).await?;
+    let affected: u64 = moved.values().sum();
     let entry = Entry {
         username: &session.username,
         action: action.action(),
         target: "locations:bulk",
-        before: Some(json!({"statuses": action.statuses()})),
+        // How many rows each status held before the move: the diff an operator needs to
+        // judge (or undo by hand) a bulk action.
+        before: Some(json!({"statuses": action.statuses(), "by_status": moved})),
         after: Some(json!({"status": "pending", "affected": affected})),
         ip: session.ip.clone(),
     };

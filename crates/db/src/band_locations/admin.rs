@@ -232,13 +232,17 @@ impl Bulk {
     }
 }
 
-/// Runs a bulk re-queue on the caller's transaction and returns how many rows it moved.
-/// The primary points of the bands whose rows left `done`/`country_only` are
-/// re-synchronised set-wise ([`super::primary::sync_primary_points`]).
-pub async fn bulk_requeue(conn: &mut PgConnection, action: Bulk) -> Result<u64> {
-    let moved: Vec<(i64, bool)> = sqlx::query_as(
+/// Runs a bulk re-queue on the caller's transaction and returns how many rows it moved
+/// from each status (the audit's "before"). The primary points of the bands whose rows
+/// left `done`/`country_only` are re-synchronised set-wise
+/// ([`super::primary::sync_primary_points`]).
+pub async fn bulk_requeue(
+    conn: &mut PgConnection,
+    action: Bulk,
+) -> Result<std::collections::BTreeMap<String, u64>> {
+    let moved: Vec<(i64, String)> = sqlx::query_as(
         "WITH target AS (
-             SELECT id, geocode_status IN ('done', 'country_only') AS was_mapped
+             SELECT id, geocode_status AS was
              FROM band_locations WHERE geocode_status = ANY($1) FOR UPDATE
          )
          UPDATE band_locations l SET geocode_status = 'pending', attempts = 0, error = NULL,
@@ -249,17 +253,25 @@ pub async fn bulk_requeue(conn: &mut PgConnection, action: Bulk) -> Result<u64> 
              confidence = CASE WHEN $2 THEN NULL ELSE l.confidence END,
              geocode_granularity = CASE WHEN $2 THEN NULL ELSE l.geocode_granularity END
          FROM target t WHERE l.id = t.id
-         RETURNING l.ma_id, t.was_mapped",
+         RETURNING l.ma_id, t.was",
     )
     .bind(action.statuses())
     .bind(action.clears_result())
     .fetch_all(&mut *conn)
     .await?;
-    let mut bands: Vec<i64> = moved.iter().filter(|(_, m)| *m).map(|(b, _)| *b).collect();
+    let mut by_status = std::collections::BTreeMap::new();
+    for (_, was) in &moved {
+        *by_status.entry(was.clone()).or_insert(0u64) += 1;
+    }
+    let mut bands: Vec<i64> = moved
+        .iter()
+        .filter(|(_, was)| matches!(was.as_str(), "done" | "country_only"))
+        .map(|(b, _)| *b)
+        .collect();
     bands.sort_unstable();
     bands.dedup();
     if !bands.is_empty() {
         super::primary::sync_primary_points(conn, &bands).await?;
     }
-    Ok(moved.len() as u64)
+    Ok(by_status)
 }

@@ -8,6 +8,8 @@ mod fields;
 mod list;
 
 pub use detail::{BandDetail, BandLlmCall, BandLocation, band_detail, llm_calls, locations};
-pub use edit::{Audit, ConflictAction, ResolveOutcome, patch_band, resolve_conflict};
+pub use edit::{
+    Audit, ConflictAction, CountryCodeOf, ResolveOutcome, patch_band, resolve_conflict,
+};
 pub use fields::{BandField, FieldValue};
 pub use list::{BandFilter, BandListItem, BandSort, SortKey, explain, list_bands};

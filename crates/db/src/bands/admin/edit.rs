@@ -50,12 +50,17 @@ pub enum ResolveOutcome {
     Resolved(Box<BandDetail>),
 }
 
+/// Maps a country name (as edited or accepted) to its ISO alpha-2 code. The database crate
+/// knows no country table; the caller passes the lookup of `bandmap_location::countries`.
+pub type CountryCodeOf = fn(&str) -> Option<&'static str>;
+
 const WRITE_VALUES: &str = "UPDATE bands SET
         name = CASE WHEN 'name' = ANY($2) THEN coalesce($3, name) ELSE name END,
         genre = CASE WHEN 'genre' = ANY($2) THEN $4 ELSE genre END,
         themes = CASE WHEN 'themes' = ANY($2) THEN $5 ELSE themes END,
         status = CASE WHEN 'status' = ANY($2) THEN $6 ELSE status END,
         country = CASE WHEN 'country' = ANY($2) THEN $7 ELSE country END,
+        country_code = CASE WHEN 'country' = ANY($2) THEN $10 ELSE country_code END,
         location_text = CASE WHEN 'location_text' = ANY($2) THEN $8 ELSE location_text END,
         formed_year = CASE WHEN 'formed_year' = ANY($2) THEN $9 ELSE formed_year END
     WHERE ma_id = $1";
@@ -67,11 +72,16 @@ fn text_of(edits: &[(BandField, FieldValue)], field: BandField) -> Option<String
     })
 }
 
+/// Writes the edited values. A new `country` also rewrites `country_code`, so a filter by
+/// code (CONTRACT §11) keeps finding the band where the admin put it.
 async fn write_values(
     conn: &mut PgConnection,
     ma_id: i64,
     edits: &[(BandField, FieldValue)],
+    code_of: CountryCodeOf,
 ) -> Result<()> {
+    let country = text_of(edits, BandField::Country);
+    let code = country.as_deref().and_then(code_of);
     let names: Vec<&str> = edits.iter().map(|(f, _)| f.as_str()).collect();
     let year = edits.iter().find_map(|(_, v)| match v {
         FieldValue::Year(y) => *y,
@@ -84,9 +94,10 @@ async fn write_values(
         .bind(text_of(edits, BandField::Genre))
         .bind(text_of(edits, BandField::Themes))
         .bind(text_of(edits, BandField::Status))
-        .bind(text_of(edits, BandField::Country))
+        .bind(&country)
         .bind(text_of(edits, BandField::LocationText))
         .bind(year)
+        .bind(code)
         .execute(conn)
         .await?;
     Ok(())
@@ -151,13 +162,14 @@ pub async fn patch_band(
     ma_id: i64,
     edits: &[(BandField, FieldValue)],
     who: &Audit<'_>,
+    code_of: CountryCodeOf,
 ) -> Result<Option<BandDetail>> {
     let mut tx = pool.begin().await?;
     let Some(before) = row_for_update(&mut tx, ma_id).await? else {
         return Ok(None);
     };
     let names: Vec<&str> = edits.iter().map(|(f, _)| f.as_str()).collect();
-    write_values(&mut tx, ma_id, edits).await?;
+    write_values(&mut tx, ma_id, edits, code_of).await?;
     lock_fields(&mut tx, ma_id, &names).await?;
     let after = row_for_update(&mut tx, ma_id).await?.unwrap_or(Value::Null);
     let target = format!("band:{ma_id}");
@@ -220,6 +232,7 @@ pub async fn resolve_conflict(
     field: BandField,
     action: ConflictAction,
     who: &Audit<'_>,
+    code_of: CountryCodeOf,
 ) -> Result<ResolveOutcome> {
     let mut tx = pool.begin().await?;
     let Some(before) = row_for_update(&mut tx, ma_id).await? else {
@@ -239,7 +252,7 @@ pub async fn resolve_conflict(
                 Ok(v) => v,
                 Err(msg) => return Ok(ResolveOutcome::BadValue(msg)),
             };
-            write_values(&mut tx, ma_id, &[(field, value)]).await?;
+            write_values(&mut tx, ma_id, &[(field, value)], code_of).await?;
             unlock_field(&mut tx, ma_id, key).await?;
         }
         ConflictAction::Keep => lock_fields(&mut tx, ma_id, &[key]).await?,
