@@ -17,7 +17,7 @@ use std::path::Path;
 
 pub use error::GazetteerError;
 pub use fold::fold;
-pub use matcher::{DOMINANCE_MIN_POPULATION, DOMINANCE_RATIO, haversine_km};
+pub use matcher::{DOMINANCE_MIN_POPULATION, DOMINANCE_RATIO, Dominance, haversine_km};
 
 /// Compact in-memory index of the gazetteer file.
 #[derive(Debug, Default)]
@@ -171,7 +171,13 @@ impl Gazetteer {
 
     /// Looks a place up; see the module docs and docs/gazetteer.md for the policy.
     pub fn lookup(&self, q: &Query) -> Lookup {
-        matcher::lookup(self, q)
+        matcher::lookup(self, q, Some(Dominance::DEFAULT))
+    }
+
+    /// [`Gazetteer::lookup`] with another population rule (`None`: never single out by
+    /// population). For evaluating rules; the service uses [`Gazetteer::lookup`].
+    pub fn lookup_with(&self, q: &Query, dominance: Option<Dominance>) -> Lookup {
+        matcher::lookup(self, q, dominance)
     }
 
     /// Number of places.

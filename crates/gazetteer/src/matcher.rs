@@ -9,6 +9,27 @@ use crate::{Gazetteer, Lookup, Match, NameRef, Place, Query};
 pub const DOMINANCE_MIN_POPULATION: u64 = 50_000;
 /// … and at least this many times the population of the next one.
 pub const DOMINANCE_RATIO: u64 = 20;
+/// The population rule that singles out one of several same-named places left after the
+/// region filter: the most populous is taken when it has at least `min_population`
+/// inhabitants and at least `ratio` times the next one. [`Dominance::DEFAULT`] is the rule
+/// in force; other values exist so the held-out evaluation can compare rules
+/// (docs/gazetteer.md records the figures and the decision).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dominance {
+    /// Least population of the dominant place.
+    pub min_population: u64,
+    /// Least ratio of its population to the next candidate's.
+    pub ratio: u64,
+}
+
+impl Dominance {
+    /// The rule in force: ≥ 50,000 inhabitants and ≥ 20× the next.
+    pub const DEFAULT: Dominance = Dominance {
+        min_population: DOMINANCE_MIN_POPULATION,
+        ratio: DOMINANCE_RATIO,
+    };
+}
+
 /// Candidates all within this distance of the most populous one are one place
 /// (a town and its own quarter, a municipality and its seat).
 const CLUSTER_KM: f64 = 10.0;
@@ -37,7 +58,7 @@ enum Pick {
     Dominant,
 }
 
-pub(crate) fn lookup(g: &Gazetteer, q: &Query) -> Lookup {
+pub(crate) fn lookup(g: &Gazetteer, q: &Query, dominance: Option<Dominance>) -> Lookup {
     let key = fold(q.city);
     if key.is_empty() {
         return Lookup::NotFound;
@@ -65,7 +86,7 @@ pub(crate) fn lookup(g: &Gazetteer, q: &Query) -> Lookup {
         // A known region that holds no place of that name: the place is not in our data.
         return Lookup::NotFound;
     }
-    let Some((chosen, pick)) = single_out(g, &filtered) else {
+    let Some((chosen, pick)) = single_out(g, &filtered, dominance) else {
         return Lookup::Ambiguous {
             candidates: filtered.len(),
         };
@@ -162,7 +183,11 @@ fn filter_by_regions(
 }
 
 /// One candidate, a cluster of candidates at one spot, or a dominant one; else None.
-fn single_out(g: &Gazetteer, cands: &[NameRef]) -> Option<(NameRef, Pick)> {
+fn single_out(
+    g: &Gazetteer,
+    cands: &[NameRef],
+    dominance: Option<Dominance>,
+) -> Option<(NameRef, Pick)> {
     let mut sorted: Vec<(NameRef, &Place)> = cands
         .iter()
         .filter_map(|r| place(g, *r).map(|p| (*r, p)))
@@ -182,10 +207,9 @@ fn single_out(g: &Gazetteer, cands: &[NameRef]) -> Option<(NameRef, Pick)> {
     {
         return Some((top_ref, Pick::Cluster));
     }
+    let d = dominance?;
     let second = rest.first().map_or(0, |(_, p)| p.population);
-    if top.population >= DOMINANCE_MIN_POPULATION
-        && top.population >= second.saturating_mul(DOMINANCE_RATIO)
-    {
+    if top.population >= d.min_population && top.population >= second.saturating_mul(d.ratio) {
         return Some((top_ref, Pick::Dominant));
     }
     None

@@ -3,17 +3,20 @@
 //! (claim → dedup → gazetteer → cache → provider → done + primary point) on a real
 //! PostgreSQL with an instant fake Geoapify, and provider calls per 1,000 rows on a
 //! realistic mix of European band locations; baseline in the same run: the bare
-//! claim + done-update loop with no resolution. Figures go to docs/geocoding.md.
+//! claim + done-update loop with no resolution, row by row as `run_once` works. Measured:
+//! the per-row pipeline (`run_once`, as before batching) and the batch pipeline
+//! (`run_batch`, what `run` uses), plus the bare batch loop (the database ceiling of the
+//! batch path). Figures go to docs/geocoding.md.
 //!
 //! Mix: the 660 locations of the gazetteer's held-out set plus 165 made-up villages the
 //! gazetteer cannot know (20 % of distinct places), rows drawn Zipf(1) over them (a few
 //! cities host many bands). `BENCH_ROWS` (default 10,000) sets the row count.
 
 use bandmap_config::{GeocoderConfig, GeocoderProvider};
-use bandmap_db::band_locations::geocoding::{self, DoneFields};
+use bandmap_db::band_locations::geocoding::{self, DoneFields, Finish, Finished};
 use bandmap_fakes::geoapify::FakeGeoapify;
 use bandmap_gazetteer::Gazetteer;
-use bandmap_geocode::{Geocoder, Outcome, WORKER_TASKS, Worker, run_once};
+use bandmap_geocode::{BATCH_SIZE, Geocoder, Outcome, WORKER_TASKS, Worker, run_batch, run_once};
 use bandmap_test_support::TestDb;
 use sqlx::PgPool;
 use std::collections::HashMap;
@@ -146,8 +149,22 @@ fn config(geo: &FakeGeoapify) -> GeocoderConfig {
     }
 }
 
-/// Drains the queue with `WORKER_TASKS` loops; returns (seconds, outcome counts).
-async fn pipeline(w: &Worker) -> (f64, HashMap<String, usize>) {
+fn key(o: Outcome) -> String {
+    match o {
+        Outcome::Done { dedup: true, .. } => "dedup".to_string(),
+        Outcome::Done { provider, .. } => provider,
+        Outcome::Fault { message } => panic!("{message}"),
+        other => format!("{other:?}")
+            .split([' ', '{'])
+            .next()
+            .unwrap_or("?")
+            .to_string(),
+    }
+}
+
+/// Drains the queue with `tasks()` loops, row by row (`run_once`) or in batches
+/// (`run_batch`); returns (seconds, outcome counts).
+async fn pipeline(w: &Worker, batch: bool) -> (f64, HashMap<String, usize>) {
     let started = Instant::now();
     let mut set = tokio::task::JoinSet::new();
     for _ in 0..tasks() {
@@ -155,18 +172,20 @@ async fn pipeline(w: &Worker) -> (f64, HashMap<String, usize>) {
         set.spawn(async move {
             let mut counts: HashMap<String, usize> = HashMap::new();
             loop {
-                let key = match run_once(&w).await {
-                    Outcome::Idle => break,
-                    Outcome::Done { dedup: true, .. } => "dedup".to_string(),
-                    Outcome::Done { provider, .. } => provider,
-                    Outcome::Fault { message } => panic!("{message}"),
-                    other => format!("{other:?}")
-                        .split([' ', '{'])
-                        .next()
-                        .unwrap_or("?")
-                        .to_string(),
+                let outcomes = if batch {
+                    run_batch(&w, BATCH_SIZE).await
+                } else {
+                    match run_once(&w).await {
+                        Outcome::Idle => Vec::new(),
+                        o => vec![o],
+                    }
                 };
-                *counts.entry(key).or_default() += 1;
+                if outcomes.is_empty() {
+                    break;
+                }
+                for o in outcomes {
+                    *counts.entry(key(o)).or_default() += 1;
+                }
             }
             counts
         });
@@ -211,6 +230,51 @@ async fn baseline(pool: &PgPool) -> f64 {
     started.elapsed().as_secs_f64()
 }
 
+/// The batch path's database ceiling: claim `BATCH_SIZE` rows, write them `done` with a
+/// constant and sync their bands' points in one transaction, no resolution.
+async fn batch_baseline(pool: &PgPool) -> f64 {
+    let started = Instant::now();
+    let mut set = tokio::task::JoinSet::new();
+    for _ in 0..tasks() {
+        let pool = pool.clone();
+        set.spawn(async move {
+            loop {
+                let rows = geocoding::claim_batch(&pool, BATCH_SIZE as i64)
+                    .await
+                    .unwrap();
+                if rows.is_empty() {
+                    break;
+                }
+                let done: Vec<Finished> = rows
+                    .iter()
+                    .map(|r| Finished {
+                        id: r.id,
+                        claimed_at: r.claimed_at,
+                        status: Finish::Done,
+                        fields: DoneFields {
+                            lat: 1.0,
+                            lon: 1.0,
+                            provider: "baseline".into(),
+                            confidence: Some(1.0),
+                            granularity: Some("city".into()),
+                            query: None,
+                        },
+                    })
+                    .collect();
+                let mut tx = pool.begin().await.unwrap();
+                let written = geocoding::finish_batch(&mut tx, &done).await.unwrap();
+                let bands: Vec<i64> = written.iter().map(|w| w.1).collect();
+                bandmap_db::band_locations::primary::sync_primary_points(&mut tx, &bands)
+                    .await
+                    .unwrap();
+                tx.commit().await.unwrap();
+            }
+        });
+    }
+    while set.join_next().await.is_some() {}
+    started.elapsed().as_secs_f64()
+}
+
 fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -244,30 +308,43 @@ fn main() {
             tasks()
         );
 
+        // All four measurements in one run, on fresh databases filled alike, so the
+        // ratios hold even when the machine's load moves the absolute rates.
         let base_db = TestDb::new().await;
         fill(&base_db.pool, &places, &picks).await;
         let base_s = baseline(&base_db.pool).await;
         drop(base_db);
 
-        let db = TestDb::new().await;
-        fill(&db.pool, &places, &picks).await;
-        let geo = FakeGeoapify::start().await;
-        geo.answer_every_text_as_city(0.95);
-        let g = Geocoder::with_parts(db.pool.clone(), &config(&geo), gaz, Duration::from_millis(10)).unwrap();
-        let w = Worker::with_geocoder(db.pool.clone(), g);
-        let (pipe_s, counts) = pipeline(&w).await;
-        let calls = geo.call_count();
+        let bbase_db = TestDb::new().await;
+        fill(&bbase_db.pool, &places, &picks).await;
+        let bbase_s = batch_baseline(&bbase_db.pool).await;
+        drop(bbase_db);
 
-        let mut keys: Vec<_> = counts.iter().collect();
-        keys.sort();
-        println!("outcomes: {keys:?}");
-        println!("baseline (claim + done + primary point, no resolution): {:>8.0} rows/s ({base_s:.2} s)", n as f64 / base_s);
-        println!("pipeline (dedup, gazetteer, cache, instant provider):  {:>8.0} rows/s ({pipe_s:.2} s)", n as f64 / pipe_s);
-        println!("pipeline / baseline throughput: {:.2}", base_s / pipe_s);
-        println!(
-            "provider calls: {calls} for {n} rows = {:.1} per 1,000 rows",
-            calls as f64 * 1000.0 / n as f64
-        );
+        let mut runs = Vec::new();
+        for batch in [false, true] {
+            let db = TestDb::new().await;
+            fill(&db.pool, &places, &picks).await;
+            let geo = FakeGeoapify::start().await;
+            geo.answer_every_text_as_city(0.95);
+            let g = Geocoder::with_parts(db.pool.clone(), &config(&geo), gaz.clone(), Duration::from_millis(10)).unwrap();
+            let w = Worker::with_geocoder(db.pool.clone(), g);
+            let (s, counts) = pipeline(&w, batch).await;
+            runs.push((batch, s, counts, geo.call_count()));
+        }
+
+        let rate = |s: f64| n as f64 / s;
+        println!("baseline, row by row (claim + done + primary point, no resolution): {:>8.0} rows/s ({base_s:.2} s)", rate(base_s));
+        println!("bare batch loop ({BATCH_SIZE} rows: claim + done + primary points, no resolution): {:>8.0} rows/s ({bbase_s:.2} s), {:.2} x baseline", rate(bbase_s), base_s / bbase_s);
+        for (batch, s, counts, calls) in &runs {
+            let mut keys: Vec<_> = counts.iter().collect();
+            keys.sort();
+            let name = if *batch { "pipeline, batches (run_batch)" } else { "pipeline, row by row (run_once)" };
+            println!("{name}: {:>8.0} rows/s ({s:.2} s), {:.2} x baseline; outcomes {keys:?}", rate(*s), base_s / s);
+            println!(
+                "  provider calls: {calls} for {n} rows = {:.1} per 1,000 rows",
+                *calls as f64 * 1000.0 / n as f64
+            );
+        }
     });
 }
 

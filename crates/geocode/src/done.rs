@@ -2,8 +2,8 @@
 //! re-synchronised in the same transaction (rule 19, `sync_primary_point`).
 
 use crate::{GeocodeError, Resolved};
-use bandmap_db::band_locations::geocoding::{self, DoneFields};
-use bandmap_db::band_locations::primary::sync_primary_point;
+use bandmap_db::band_locations::geocoding::{self, DoneFields, Finished};
+use bandmap_db::band_locations::primary::{sync_primary_point, sync_primary_points};
 use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 
@@ -22,15 +22,19 @@ pub(crate) async fn finish_done(
     claim: Option<DateTime<Utc>>,
     r: &Resolved,
 ) -> Result<bool, GeocodeError> {
-    let fields = DoneFields {
+    finish_fields(pool, row_id, claim, &done_fields(r.clone())).await
+}
+
+/// The columns a `done` row stores for an accepted result.
+pub(crate) fn done_fields(r: Resolved) -> DoneFields {
+    DoneFields {
         lat: r.lat,
         lon: r.lon,
-        provider: r.provider.clone(),
+        provider: r.provider,
         confidence: Some(r.confidence),
-        granularity: Some(r.granularity.clone()),
-        query: Some(r.query.clone()),
-    };
-    finish_fields(pool, row_id, claim, &fields).await
+        granularity: Some(r.granularity),
+        query: Some(r.query),
+    }
 }
 
 /// Writes `done` with the given columns (the dedup path copies a twin's columns as they are).
@@ -53,4 +57,31 @@ pub(crate) async fn finish_fields(
         );
     }
     Ok(written.is_some())
+}
+
+/// Writes many claimed rows (`done` or `country_only`, each guarded by its claim) and
+/// re-syncs the primary points of their bands, all in one transaction: two statements for
+/// the whole batch instead of two per row. Returns the ids written; a row repaired and
+/// re-claimed elsewhere meanwhile is skipped.
+pub(crate) async fn finish_many(
+    pool: &PgPool,
+    rows: &[Finished],
+) -> Result<Vec<i64>, GeocodeError> {
+    if rows.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut tx = pool.begin().await?;
+    let written = geocoding::finish_batch(&mut tx, rows).await?;
+    let mut bands: Vec<i64> = written.iter().map(|&(_, ma_id)| ma_id).collect();
+    bands.sort_unstable();
+    bands.dedup();
+    sync_primary_points(&mut tx, &bands).await?;
+    tx.commit().await?;
+    if written.len() < rows.len() {
+        tracing::info!(
+            skipped = rows.len() - written.len(),
+            "rows not finished: gone or re-claimed"
+        );
+    }
+    Ok(written.into_iter().map(|(id, _)| id).collect())
 }

@@ -102,10 +102,25 @@ impl Geocoder {
     /// Resolves one place: gazetteer, then for each fallback query the cache and the
     /// provider. Never panics; every failure is a [`Resolution`] variant.
     pub async fn resolve(&self, place: &PlaceQuery) -> Resolution {
-        let mut notes: Vec<String> = Vec::new();
-        if let Some(r) = self.gazetteer_tier(place, &mut notes) {
-            return Resolution::Accepted(r);
+        match self.offline(place) {
+            Ok(r) => Resolution::Accepted(r),
+            Err(notes) => self.online(place, notes).await,
         }
+    }
+
+    /// The offline tier alone (no I/O): the gazetteer's accepted match, or the notes saying
+    /// why not, to pass to [`Geocoder::online`]. The batch worker resolves most rows here
+    /// without leaving the batch.
+    pub(crate) fn offline(&self, place: &PlaceQuery) -> Result<Resolved, Vec<String>> {
+        let mut notes: Vec<String> = Vec::new();
+        match self.gazetteer_tier(place, &mut notes) {
+            Some(r) => Ok(r),
+            None => Err(notes),
+        }
+    }
+
+    /// The tiers after the gazetteer: cache and provider for each fallback query.
+    pub(crate) async fn online(&self, place: &PlaceQuery, mut notes: Vec<String>) -> Resolution {
         let queries = place.fallbacks();
         let texts: Vec<String> = queries.iter().map(|q| q.text.clone()).collect();
         if queries.is_empty() {

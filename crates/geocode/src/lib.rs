@@ -4,7 +4,8 @@
 //! then the acceptance rule; failures retry with backoff and end in `llm_needed`.
 //!
 //! Two entry points: [`Geocoder`] resolves one place (also used by the LLM worker) and
-//! [`mark_done`] stores an accepted result; [`run`] / [`run_once`] are the worker.
+//! [`mark_done`] stores an accepted result; [`run`] / [`run_with_geocoder`] (the loop),
+//! [`run_batch`] and [`run_once`] are the worker.
 //! Design and figures: `docs/geocoding.md`.
 
 mod cache;
@@ -22,10 +23,12 @@ pub use done::mark_done;
 pub use error::GeocodeError;
 pub use geocoder::{Geocoder, ProviderStatus};
 pub use limiter::Limiter;
+pub use place::{CENTROID_CONFIDENCE, CENTROID_PROVIDER, country_only};
 pub use place::{PlaceQuery, ProviderQuery};
 pub use resolution::{COARSE_GRANULARITIES, Resolution, Resolved, accept};
 pub use worker::{
-    IDLE_POLL, Outcome, STUCK_AFTER, WAIT_DELAY, WAIT_PREFIX, WORKER_TASKS, Worker, run, run_once,
+    BATCH_BUDGET, BATCH_SIZE, IDLE_POLL, MAX_WAIT_DELAY, Outcome, STUCK_AFTER, WAIT_DELAY,
+    WAIT_PREFIX, WORKER_TASKS, Worker, run, run_batch, run_once, run_with_geocoder,
 };
 
 /// Provider name stored for gazetteer results.

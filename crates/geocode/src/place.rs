@@ -1,7 +1,38 @@
 //! What is resolved ([`PlaceQuery`]: one place of one step) and the provider queries built
 //! from it, most specific first (rule 14).
 
-use bandmap_location::countries;
+use bandmap_location::{Country, countries};
+
+/// Confidence of a country-centroid point (CONTRACT §3), as the enqueue daemon stores it.
+pub const CENTROID_CONFIDENCE: f64 = 0.1;
+/// Provider stored with a country-centroid point (as the enqueue daemon stores it).
+pub const CENTROID_PROVIDER: &str = "centroid";
+
+/// The country of a row that names no place, if this row is one.
+///
+/// The enqueue daemon creates such rows (`country_only`) for a location text with no place
+/// (`N/A`, a country alone): `city` NULL, no regions, `location_raw` = the country's name,
+/// `country_code` its code. An admin requeue puts them back to `pending`; without this
+/// check the country name would be looked up as a city, the provider's country answer
+/// rejected as coarse (rule 15) and the row sent to the LLM after spending credits.
+/// Rows with a city, or whose raw text is not the name of their own country, are places.
+pub fn country_only(
+    location_raw: &str,
+    city: Option<&str>,
+    regions: &[String],
+    country_code: Option<&str>,
+) -> Option<&'static Country> {
+    if city.is_some_and(|c| !c.trim().is_empty()) || regions.iter().any(|r| !r.trim().is_empty()) {
+        return None;
+    }
+    let named = countries::by_name(location_raw)?;
+    let code = country_code.map(str::trim).filter(|c| !c.is_empty());
+    let country = match code {
+        Some(code) => countries::by_code(code).filter(|c| c.code == named.code)?,
+        None => named,
+    };
+    (!country.is_pseudo()).then_some(country)
+}
 
 /// One place to resolve: the parsed parts of a `band_locations` row.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -164,6 +195,22 @@ mod tests {
         assert_eq!(texts(&p), ["Zagreb, Grad Zagreb", "Zagreb"]);
         assert!(p.fallbacks().iter().all(|f| f.country_code.is_none()));
         assert!(q("  ", &[], Some("NO")).fallbacks().is_empty());
+    }
+
+    #[test]
+    fn a_row_naming_only_its_country_is_country_only() {
+        let no = country_only("Norway", None, &[], Some("NO")).map(|c| c.code);
+        assert_eq!(no, Some("NO"));
+        assert_eq!(
+            country_only(" norway ", Some(" "), &[], None).map(|c| c.code),
+            Some("NO")
+        );
+        // A place, a region, another country's name, or a pseudo country are not.
+        assert!(country_only("Norway", Some("Norway"), &[], Some("NO")).is_none());
+        assert!(country_only("Norway", None, &["Vestland".into()], Some("NO")).is_none());
+        assert!(country_only("Sweden", None, &[], Some("NO")).is_none());
+        assert!(country_only("Bergen", None, &[], Some("NO")).is_none());
+        assert!(country_only("Unknown", None, &[], Some("ZZ")).is_none());
     }
 
     #[test]

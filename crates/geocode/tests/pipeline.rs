@@ -408,3 +408,84 @@ async fn without_a_provider_the_gazetteer_still_runs_and_other_rows_wait() {
         bandmap_geocode::ProviderStatus::Disabled("GEOCODER_PROVIDER=none".into())
     );
 }
+
+#[tokio::test]
+async fn a_requeued_country_only_row_returns_to_country_only_without_a_provider_call() {
+    let db = bandmap_test_support::TestDb::new().await;
+    let geo = FakeGeoapify::start().await;
+    // Any text sent would come back as an acceptable city: a call would make it `done`.
+    geo.answer_every_text_as_city(0.95);
+    let id = country_row(&db.pool, 1, "Norway", "NO").await;
+    let w = worker(&db.pool, &config(&geo), Some(tiny_gazetteer()));
+
+    assert_eq!(run_once(&w).await, Outcome::CountryOnly { id });
+    let centroid = bandmap_location::countries::by_code("NO").unwrap();
+    let s = state(&db.pool, id).await;
+    assert_eq!(s.geocode_status, "country_only");
+    assert_eq!((s.lat, s.lon), (Some(centroid.lat), Some(centroid.lon)));
+    assert_eq!(s.confidence, Some(0.1));
+    assert_eq!(s.provider.as_deref(), Some("centroid"));
+    assert_eq!(s.geocode_granularity.as_deref(), Some("country"));
+    assert_eq!(s.error, None);
+    assert_eq!(
+        geo.call_count(),
+        0,
+        "no provider call for a country-only row"
+    );
+    assert_eq!(
+        band_point(&db.pool, 1).await,
+        (Some(centroid.lat), Some(centroid.lon), Some(id)),
+        "the band's primary point is re-synced to the centroid"
+    );
+}
+
+#[tokio::test]
+async fn waiting_rows_wait_longer_each_time_and_wake_at_once_for_a_provider() {
+    let db = bandmap_test_support::TestDb::new().await;
+    let geo = FakeGeoapify::start().await;
+    let mut cfg = config(&geo);
+    cfg.provider = bandmap_config::GeocoderProvider::None;
+    let w = worker(&db.pool, &cfg, Some(tiny_gazetteer()));
+    let id = row(&db.pool, 1, 0, "Neustadt", &[], "Germany", "DE").await;
+
+    // 10 min, then 20, then 40: each consecutive wait doubles.
+    let mut dues = Vec::new();
+    for _ in 0..3 {
+        assert_eq!(run_once(&w).await, Outcome::Waiting { id });
+        let s = state(&db.pool, id).await;
+        assert_eq!((s.geocode_status.as_str(), s.attempts), ("pending", 0));
+        dues.push(s.due_in);
+        make_due(&db.pool).await;
+    }
+    for (due, minutes) in dues.iter().zip([10.0, 20.0, 40.0]) {
+        let expected = minutes * 60.0;
+        assert!(
+            *due > expected - 60.0 && *due <= expected,
+            "due in {due} s, expected ≈ {expected}"
+        );
+    }
+    // Capped.
+    sqlx::query("UPDATE band_locations SET wait_count = 25 WHERE id = $1")
+        .bind(id)
+        .execute(&db.pool)
+        .await
+        .unwrap();
+    assert_eq!(run_once(&w).await, Outcome::Waiting { id });
+    let cap = bandmap_geocode::MAX_WAIT_DELAY.as_secs_f64();
+    let due = state(&db.pool, id).await.due_in;
+    assert!(due > cap - 60.0 && due <= cap, "due in {due} s, cap {cap}");
+
+    // A provider appears (start of a configured service): due now, count reset.
+    let woken =
+        bandmap_db::band_locations::geocoding::wake_waiting(&db.pool, bandmap_geocode::WAIT_PREFIX)
+            .await
+            .unwrap();
+    assert_eq!(woken, 1);
+    assert!(state(&db.pool, id).await.due_in <= 0.0);
+    assert_eq!(run_once(&w).await, Outcome::Waiting { id });
+    let due = state(&db.pool, id).await.due_in;
+    assert!(
+        due > 540.0 && due <= 600.0,
+        "back to the first wait, got {due}"
+    );
+}

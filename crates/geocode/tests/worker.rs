@@ -55,6 +55,50 @@ async fn provider_calls_are_spaced_by_the_shared_limiter_across_tasks() {
 }
 
 #[tokio::test]
+async fn clones_of_one_geocoder_share_its_limiter() {
+    let db = bandmap_test_support::TestDb::new().await;
+    let geo = FakeGeoapify::start().await;
+    geo.answer_every_text_as_city(0.9);
+    let mut cfg = config(&geo);
+    cfg.min_delay = Duration::from_millis(220);
+    cfg.min_jitter = Duration::ZERO;
+    let g = bandmap_geocode::Geocoder::with_parts(
+        db.pool.clone(),
+        &cfg,
+        None,
+        Duration::from_millis(10),
+    )
+    .unwrap();
+    // As `bandmap all` does: one clone for the geocoder worker, one for the LLM worker.
+    let (a, b) = (g.clone(), g.clone());
+    let place = |c: &str| bandmap_geocode::PlaceQuery {
+        city: c.into(),
+        regions: vec![],
+        country_code: Some("NO".into()),
+        country_name: Some("Norway".into()),
+    };
+    let (p1, p2, p3, p4) = (place("Hamar"), place("Moss"), place("Alta"), place("Voss"));
+    let results = tokio::join!(
+        a.resolve(&p1),
+        b.resolve(&p2),
+        a.resolve(&p3),
+        b.resolve(&p4)
+    );
+    for r in [results.0, results.1, results.2, results.3] {
+        assert!(
+            matches!(r, bandmap_geocode::Resolution::Accepted(_)),
+            "{r:?}"
+        );
+    }
+    let calls = geo.calls();
+    assert_eq!(calls.len(), 4);
+    for pair in calls.windows(2) {
+        let gap = pair[1].at.duration_since(pair[0].at);
+        assert!(gap >= Duration::from_millis(220), "gap {gap:?} < 0.22 s");
+    }
+}
+
+#[tokio::test]
 async fn two_workers_in_parallel_never_process_one_row_twice() {
     let db = bandmap_test_support::TestDb::new().await;
     let geo = FakeGeoapify::start().await;

@@ -100,15 +100,23 @@ pub struct DoneFields {
 /// second of them, leaving those rows `pending` or `processing` (then self-repaired) to be
 /// geocoded again — never a wrong or half-written row.
 pub async fn claim(pool: &PgPool) -> Result<Option<Claimed>> {
+    Ok(claim_batch(pool, 1).await?.pop())
+}
+
+/// Claims up to `limit` due `pending` rows in one statement (oldest `next_attempt_at`
+/// first, `FOR UPDATE SKIP LOCKED`, so concurrent claimers never share a row), each with
+/// its rule-17 twin. All rows of one claim share one `claimed_at` (the statement's
+/// `now()`); the token stays `(id, claimed_at)`. Returned in claim order.
+pub async fn claim_batch(pool: &PgPool, limit: i64) -> Result<Vec<Claimed>> {
     Ok(sqlx::query_as(
         "WITH c AS (
              UPDATE band_locations SET geocode_status = 'processing', claimed_at = now()
-             WHERE id = (SELECT id FROM band_locations
-                         WHERE geocode_status = 'pending' AND next_attempt_at <= now()
-                         ORDER BY next_attempt_at, id
-                         FOR UPDATE SKIP LOCKED LIMIT 1)
+             WHERE id IN (SELECT id FROM band_locations
+                          WHERE geocode_status = 'pending' AND next_attempt_at <= now()
+                          ORDER BY next_attempt_at, id
+                          LIMIT $1 FOR UPDATE SKIP LOCKED)
              RETURNING id, ma_id, location_raw, city, regions, country, country_code,
-                       attempts, claimed_at
+                       attempts, claimed_at, next_attempt_at
          )
          SELECT c.*, sc.relaxed, t.id AS twin_id, t.lat AS twin_lat, t.lon AS twin_lon,
                 t.provider AS twin_provider, t.confidence AS twin_confidence,
@@ -122,10 +130,109 @@ pub async fn claim(pool: &PgPool) -> Result<Option<Claimed>> {
                AND d.country IS NOT DISTINCT FROM c.country
                AND d.lat IS NOT NULL AND d.lon IS NOT NULL AND d.id <> c.id
              ORDER BY d.id LIMIT 1
-         ) t ON TRUE",
+         ) t ON TRUE
+         ORDER BY c.next_attempt_at, c.id",
     )
-    .fetch_optional(pool)
+    .bind(limit.max(1))
+    .fetch_all(pool)
     .await?)
+}
+
+/// The state a finished row is written with by [`finish_batch`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finish {
+    /// `done` (a resolved place).
+    Done,
+    /// `country_only`: the row names no place and gets its country's centroid (CONTRACT §3).
+    CountryOnly,
+}
+
+impl Finish {
+    fn status(self) -> &'static str {
+        match self {
+            Finish::Done => "done",
+            Finish::CountryOnly => "country_only",
+        }
+    }
+}
+
+/// One row of [`finish_batch`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finished {
+    /// Row id.
+    pub id: i64,
+    /// Its claim token.
+    pub claimed_at: DateTime<Utc>,
+    /// `done` or `country_only`.
+    pub status: Finish,
+    /// The columns written.
+    pub fields: DoneFields,
+}
+
+/// Writes many claimed rows in one statement (`UNNEST` arrays), each only while it is
+/// still `processing` under its own claim (a row repaired and re-claimed by someone else
+/// is skipped). Returns `(id, ma_id)` of the rows written, for `sync_primary_points` in
+/// the same transaction. Sets `synchronous_commit = off` for the caller's transaction.
+pub async fn finish_batch(conn: &mut PgConnection, rows: &[Finished]) -> Result<Vec<(i64, i64)>> {
+    if rows.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+    let claims: Vec<DateTime<Utc>> = rows.iter().map(|r| r.claimed_at).collect();
+    let statuses: Vec<&str> = rows.iter().map(|r| r.status.status()).collect();
+    let lats: Vec<f64> = rows.iter().map(|r| r.fields.lat).collect();
+    let lons: Vec<f64> = rows.iter().map(|r| r.fields.lon).collect();
+    let providers: Vec<&str> = rows.iter().map(|r| r.fields.provider.as_str()).collect();
+    let confidences: Vec<Option<f64>> = rows.iter().map(|r| r.fields.confidence).collect();
+    let granularities: Vec<Option<&str>> = rows
+        .iter()
+        .map(|r| r.fields.granularity.as_deref())
+        .collect();
+    let queries: Vec<Option<&str>> = rows.iter().map(|r| r.fields.query.as_deref()).collect();
+    Ok(sqlx::query_as(
+        "UPDATE band_locations b SET
+             geocode_status = f.status, lat = f.lat, lon = f.lon, provider = f.provider,
+             confidence = f.confidence, geocode_granularity = f.granularity, query = f.query,
+             error = NULL, claimed_at = NULL, wait_count = 0
+         FROM UNNEST($1::bigint[], $2::timestamptz[], $3::text[], $4::float8[], $5::float8[],
+                     $6::text[], $7::float8[], $8::text[], $9::text[])
+                  AS f(id, claimed_at, status, lat, lon, provider, confidence, granularity, query)
+              CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS relaxed
+         WHERE b.id = f.id AND b.geocode_status = 'processing' AND b.claimed_at = f.claimed_at
+         RETURNING b.id, b.ma_id",
+    )
+    .bind(&ids)
+    .bind(&claims)
+    .bind(&statuses)
+    .bind(&lats)
+    .bind(&lons)
+    .bind(&providers)
+    .bind(&confidences)
+    .bind(&granularities)
+    .bind(&queries)
+    .fetch_all(conn)
+    .await?)
+}
+
+/// Gives claimed rows back unprocessed: `pending`, due now, attempts and `error` unchanged
+/// (only while still ours). Used when a batch runs out of its time budget.
+pub async fn release(pool: &PgPool, claims: &[(i64, DateTime<Utc>)]) -> Result<u64> {
+    if claims.is_empty() {
+        return Ok(0);
+    }
+    let ids: Vec<i64> = claims.iter().map(|c| c.0).collect();
+    let ats: Vec<DateTime<Utc>> = claims.iter().map(|c| c.1).collect();
+    Ok(sqlx::query(
+        "UPDATE band_locations b SET geocode_status = 'pending', claimed_at = NULL,
+             next_attempt_at = now()
+         FROM UNNEST($1::bigint[], $2::timestamptz[]) AS r(id, claimed_at)
+         WHERE b.id = r.id AND b.geocode_status = 'processing' AND b.claimed_at = r.claimed_at",
+    )
+    .bind(&ids)
+    .bind(&ats)
+    .execute(pool)
+    .await?
+    .rows_affected())
 }
 
 /// Writes a `done` result. With `claim = Some(claimed_at)` only while the row is still
@@ -142,7 +249,8 @@ pub async fn mark_done(
     Ok(sqlx::query_scalar(
         "UPDATE band_locations SET
              geocode_status = 'done', lat = $3, lon = $4, provider = $5, confidence = $6,
-             geocode_granularity = $7, query = $8, error = NULL, claimed_at = NULL
+             geocode_granularity = $7, query = $8, error = NULL, claimed_at = NULL,
+             wait_count = 0
          FROM (SELECT set_config('synchronous_commit', 'off', true)) AS relaxed
          WHERE id = $1
            AND CASE WHEN $2::timestamptz IS NULL THEN step_order <> -1
@@ -182,7 +290,7 @@ pub async fn record_failure(
 ) -> Result<Option<FailedTo>> {
     Ok(sqlx::query_as(
         "UPDATE band_locations SET
-             attempts = attempts + 1, error = $3, claimed_at = NULL,
+             attempts = attempts + 1, error = $3, claimed_at = NULL, wait_count = 0,
              geocode_status = CASE WHEN $4 OR attempts + 1 >= $5 THEN 'llm_needed'
                                    ELSE 'pending' END,
              next_attempt_at = CASE WHEN $4 OR attempts + 1 >= $5 THEN now()
@@ -204,7 +312,7 @@ pub async fn record_failure(
 pub async fn mark_error(pool: &PgPool, id: i64, claim: DateTime<Utc>, error: &str) -> Result<bool> {
     Ok(sqlx::query(
         "UPDATE band_locations SET geocode_status = 'error', error = $3,
-             attempts = attempts + 1, claimed_at = NULL
+             attempts = attempts + 1, claimed_at = NULL, wait_count = 0
          WHERE id = $1 AND geocode_status = 'processing' AND claimed_at = $2",
     )
     .bind(id)
@@ -216,24 +324,30 @@ pub async fn mark_error(pool: &PgPool, id: i64, claim: DateTime<Utc>, error: &st
         == 1)
 }
 
-/// Nothing could decide the row now (no provider): back to `pending` after `delay`,
-/// `attempts` unchanged, `error` says why.
+/// Nothing could decide the row now (no provider): back to `pending`, `attempts`
+/// unchanged, `error` says why. The delay grows with each consecutive wait of the row
+/// (`wait_count`): `first × 2^wait_count`, capped at `max`, so rows nobody can decide stop
+/// being re-claimed every few minutes forever. Any other exit resets `wait_count`.
 pub async fn wait(
     pool: &PgPool,
     id: i64,
     claim: DateTime<Utc>,
     reason: &str,
-    delay: Duration,
+    first: Duration,
+    max: Duration,
 ) -> Result<bool> {
     Ok(sqlx::query(
         "UPDATE band_locations SET geocode_status = 'pending', error = $3, claimed_at = NULL,
-             next_attempt_at = now() + make_interval(secs => $4)
+             next_attempt_at = now() + LEAST(make_interval(secs => $4) * power(2, LEAST(wait_count, 30)),
+                                             make_interval(secs => $5)),
+             wait_count = wait_count + 1
          WHERE id = $1 AND geocode_status = 'processing' AND claimed_at = $2",
     )
     .bind(id)
     .bind(claim)
     .bind(reason)
-    .bind(delay.as_secs_f64())
+    .bind(first.as_secs_f64())
+    .bind(max.as_secs_f64())
     .execute(pool)
     .await?
     .rows_affected()
@@ -280,7 +394,7 @@ pub async fn progress(pool: &PgPool) -> Result<Progress> {
 /// at start when a provider is configured.
 pub async fn wake_waiting(pool: &PgPool, prefix: &str) -> Result<u64> {
     Ok(sqlx::query(
-        "UPDATE band_locations SET next_attempt_at = now()
+        "UPDATE band_locations SET next_attempt_at = now(), wait_count = 0
          WHERE geocode_status = 'pending' AND next_attempt_at > now()
            AND starts_with(error, $1)",
     )

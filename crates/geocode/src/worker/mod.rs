@@ -1,19 +1,24 @@
 //! The geocoding worker: [`run_once`] claims one due `pending` row and takes it to its next
-//! state (the pipeline of docs/geocoding.md); [`run`] loops it on a few tasks, repairs stuck
+//! state (the pipeline of docs/geocoding.md); [`run_batch`] does the same for many rows with
+//! one claim and one `done` transaction; [`run`] loops batches on a few tasks, repairs stuck
 //! rows and writes the heartbeat. A row whose processing raises or panics ends `error`
 //! with the message; the worker itself survives every per-row failure.
 
+mod batch;
 mod health;
 mod run;
 
-pub use run::run;
+pub use batch::run_batch;
+pub use run::{run, run_with_geocoder};
 
-use crate::done::{finish_done, finish_fields};
+use crate::done::{done_fields, finish_many};
+use crate::place::{CENTROID_CONFIDENCE, CENTROID_PROVIDER, country_only};
 use crate::{GeocodeError, Geocoder, PlaceQuery, Resolution};
 use bandmap_config::GeocoderConfig;
-use bandmap_db::band_locations::geocoding::{self, Claimed};
+use bandmap_db::band_locations::geocoding::{self, Claimed, DoneFields, Finish, Finished};
 use futures::FutureExt;
 use sqlx::PgPool;
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::time::Duration;
 
@@ -23,8 +28,17 @@ pub const WORKER_TASKS: usize = 4;
 pub const IDLE_POLL: Duration = Duration::from_secs(2);
 /// A row `processing` for longer than this is considered abandoned (self-repair).
 pub const STUCK_AFTER: Duration = Duration::from_secs(10 * 60);
-/// How long a row waits when nothing can decide it (no provider), attempts unchanged.
+/// How long a row waits the first time nothing can decide it (no provider), attempts
+/// unchanged; each further consecutive wait doubles it, up to [`MAX_WAIT_DELAY`].
 pub const WAIT_DELAY: Duration = Duration::from_secs(10 * 60);
+/// Longest wait of an undecidable row: 10 min doubling reaches it after 6 waits (≈ 10.5 h
+/// in all), then such a row costs 4 claims a day instead of 144.
+pub const MAX_WAIT_DELAY: Duration = Duration::from_secs(6 * 60 * 60);
+/// Rows claimed at once by the run loop ([`run_batch`]).
+pub const BATCH_SIZE: usize = 64;
+/// After this long in one batch, its rows not yet started go back to `pending` (a batch of
+/// rows that all need a slow provider must not hold the rest for long).
+pub const BATCH_BUDGET: Duration = Duration::from_secs(60);
 /// Prefix of the `error` text of a waiting row.
 pub const WAIT_PREFIX: &str = "waiting: ";
 
@@ -60,6 +74,11 @@ pub enum Outcome {
         id: i64,
         /// Stored message.
         message: String,
+    },
+    /// A row naming only its country got the country centroid again (`country_only`).
+    CountryOnly {
+        /// Row id.
+        id: i64,
     },
     /// No provider could decide: back to `pending` later, attempts unchanged.
     Waiting {
@@ -114,11 +133,24 @@ pub async fn run_once(ctx: &Worker) -> Outcome {
             };
         }
     };
-    let failure = match AssertUnwindSafe(process(ctx, &row)).catch_unwind().await {
+    guarded(ctx, &row, process(ctx, &row)).await
+}
+
+/// Runs one row's processing; if it raises or panics the row ends `error` with the message.
+async fn guarded(
+    ctx: &Worker,
+    row: &Claimed,
+    work: impl Future<Output = Result<Outcome, GeocodeError>>,
+) -> Outcome {
+    let failure = match AssertUnwindSafe(work).catch_unwind().await {
         Ok(Ok(outcome)) => return outcome,
         Ok(Err(e)) => format!("processing failed: {e}"),
         Err(panic) => format!("processing panicked: {}", panic_text(panic.as_ref())),
     };
+    record_error(ctx, row, failure).await
+}
+
+async fn record_error(ctx: &Worker, row: &Claimed, failure: String) -> Outcome {
     tracing::warn!(row.id = row.id, error = %failure, "geocoding row failed");
     match geocoding::mark_error(&ctx.pool, row.id, row.claimed_at, &failure).await {
         Ok(_) => Outcome::Error {
@@ -133,14 +165,65 @@ pub async fn run_once(ctx: &Worker) -> Outcome {
 
 #[tracing::instrument(skip_all, fields(row.id = row.id, band.ma_id = row.ma_id))]
 async fn process(ctx: &Worker, row: &Claimed) -> Result<Outcome, GeocodeError> {
+    match plan(ctx, row) {
+        Plan::Finish(f, outcome) => Ok(match finish_many(&ctx.pool, &[f]).await?.as_slice() {
+            [] => not_ours(row.id),
+            _ => outcome,
+        }),
+        Plan::Online(place, notes) => {
+            let resolution = ctx.geocoder.online(&place, notes).await;
+            exit(ctx, row, resolution).await
+        }
+    }
+}
+
+/// What a claimed row needs: an immediate result (no I/O was needed to decide it), or
+/// the online tiers (cache, provider) with the gazetteer's notes.
+enum Plan {
+    Finish(Finished, Outcome),
+    Online(PlaceQuery, Vec<String>),
+}
+
+/// Decides a row without I/O where possible, in this order: a row naming only its
+/// country gets the country centroid again (it was requeued; it has no place to look
+/// up), a done twin is copied (rule 17), the offline gazetteer.
+fn plan(ctx: &Worker, row: &Claimed) -> Plan {
+    let id = row.id;
+    let finished = |status, fields| Finished {
+        id,
+        claimed_at: row.claimed_at,
+        status,
+        fields,
+    };
+    if let Some(c) = country_only(
+        &row.location_raw,
+        row.city.as_deref(),
+        &row.regions,
+        row.country_code.as_deref(),
+    ) {
+        let fields = DoneFields {
+            lat: c.lat,
+            lon: c.lon,
+            provider: CENTROID_PROVIDER.to_string(),
+            confidence: Some(CENTROID_CONFIDENCE),
+            granularity: Some("country".to_string()),
+            query: None,
+        };
+        return Plan::Finish(
+            finished(Finish::CountryOnly, fields),
+            Outcome::CountryOnly { id },
+        );
+    }
     if let Some(twin) = row.twin() {
         let provider = twin.provider.clone();
-        finish_fields(&ctx.pool, row.id, Some(row.claimed_at), &twin).await?;
-        return Ok(Outcome::Done {
-            id: row.id,
-            provider,
-            dedup: true,
-        });
+        return Plan::Finish(
+            finished(Finish::Done, twin),
+            Outcome::Done {
+                id,
+                provider,
+                dedup: true,
+            },
+        );
     }
     let place = PlaceQuery::from_row(
         &row.location_raw,
@@ -149,15 +232,46 @@ async fn process(ctx: &Worker, row: &Claimed) -> Result<Outcome, GeocodeError> {
         row.country_code.as_deref(),
         row.country.as_deref(),
     );
+    match ctx.geocoder.offline(&place) {
+        Ok(r) => {
+            let provider = r.provider.clone();
+            Plan::Finish(
+                finished(Finish::Done, done_fields(r)),
+                Outcome::Done {
+                    id,
+                    provider,
+                    dedup: false,
+                },
+            )
+        }
+        Err(notes) => Plan::Online(place, notes),
+    }
+}
+
+/// Takes a row to the state its resolution calls for.
+async fn exit(
+    ctx: &Worker,
+    row: &Claimed,
+    resolution: Resolution,
+) -> Result<Outcome, GeocodeError> {
     let pool = &ctx.pool;
     let (id, claim) = (row.id, row.claimed_at);
-    Ok(match ctx.geocoder.resolve(&place).await {
+    Ok(match resolution {
         Resolution::Accepted(r) => {
-            finish_done(pool, id, Some(claim), &r).await?;
-            Outcome::Done {
+            let provider = r.provider.clone();
+            let f = Finished {
                 id,
-                provider: r.provider,
-                dedup: false,
+                claimed_at: claim,
+                status: Finish::Done,
+                fields: done_fields(r),
+            };
+            match finish_many(pool, &[f]).await?.as_slice() {
+                [] => not_ours(id),
+                _ => Outcome::Done {
+                    id,
+                    provider,
+                    dedup: false,
+                },
             }
         }
         Resolution::Rejected { error, .. } => failed(pool, row, &error, true).await?,
@@ -168,10 +282,17 @@ async fn process(ctx: &Worker, row: &Claimed) -> Result<Outcome, GeocodeError> {
         }
         Resolution::Unavailable { reason } => {
             let text = format!("{WAIT_PREFIX}{reason}");
-            geocoding::wait(pool, id, claim, &text, WAIT_DELAY).await?;
+            geocoding::wait(pool, id, claim, &text, WAIT_DELAY, MAX_WAIT_DELAY).await?;
             Outcome::Waiting { id }
         }
     })
+}
+
+fn not_ours(id: i64) -> Outcome {
+    // Re-claimed or reset meanwhile: someone else owns it now.
+    Outcome::Fault {
+        message: format!("row {id} was no longer ours"),
+    }
 }
 
 async fn failed(
@@ -188,10 +309,7 @@ async fn failed(
             id: row.id,
             attempts: t.attempts,
         },
-        // Re-claimed or reset meanwhile: someone else owns it now.
-        None => Outcome::Fault {
-            message: format!("row {} was no longer ours", row.id),
-        },
+        None => not_ours(row.id),
     })
 }
 

@@ -1,10 +1,14 @@
 //! The `bandmap geocoder` loop: self-repair at start and every minute, a heartbeat task,
-//! and [`WORKER_TASKS`] claim loops that sleep [`IDLE_POLL`] when idle. Shutdown stops the
+//! and [`WORKER_TASKS`] claim loops (each claiming [`BATCH_SIZE`] rows at a time) that
+//! sleep [`IDLE_POLL`] when idle. Shutdown stops the
 //! loops between rows (a row in flight is finished; a killed process leaves it to the
 //! self-repair).
 
-use super::{IDLE_POLL, Outcome, STUCK_AFTER, WAIT_PREFIX, WORKER_TASKS, Worker, health, run_once};
-use crate::ProviderStatus;
+use super::{
+    BATCH_SIZE, IDLE_POLL, Outcome, STUCK_AFTER, WAIT_PREFIX, WORKER_TASKS, Worker, health,
+    run_batch,
+};
+use crate::{Geocoder, ProviderStatus};
 use bandmap_config::Config;
 use bandmap_db::band_locations::geocoding;
 use bandmap_health::Shutdown;
@@ -15,9 +19,24 @@ use std::time::Duration;
 /// Period of the self-repair sweep.
 const REPAIR_EVERY: Duration = Duration::from_secs(60);
 
-/// Runs the geocoding worker until `shutdown`.
+/// Runs the geocoding worker until `shutdown`, with its own [`Geocoder`] built from the
+/// configuration (loads the gazetteer).
 pub async fn run(pool: PgPool, config: Arc<Config>, shutdown: Shutdown) -> anyhow::Result<()> {
-    let worker = Worker::new(pool.clone(), &config.geocoder).await?;
+    let geocoder = Geocoder::new(pool.clone(), &config.geocoder).await?;
+    run_with_geocoder(pool, config, geocoder, shutdown).await
+}
+
+/// Runs the geocoding worker until `shutdown` with a [`Geocoder`] the caller built, so one
+/// process (`bandmap all`) can share it with the LLM worker: clones of a `Geocoder` share
+/// one rate limiter (rule 14 spacing holds across both services), one provider client and
+/// one gazetteer in memory. `config.geocoder` is not read again here.
+pub async fn run_with_geocoder(
+    pool: PgPool,
+    config: Arc<Config>,
+    geocoder: Geocoder,
+    shutdown: Shutdown,
+) -> anyhow::Result<()> {
+    let worker = Worker::with_geocoder(pool.clone(), geocoder);
     tracing::info!(
         provider = ?worker.geocoder.provider_status(),
         gazetteer = ?worker.geocoder.gazetteer_size(),
@@ -55,15 +74,20 @@ pub async fn run(pool: PgPool, config: Arc<Config>, shutdown: Shutdown) -> anyho
 
 async fn claim_loop(worker: Worker, mut shutdown: Shutdown) {
     while !shutdown.is_cancelled() {
-        let outcome = run_once(&worker).await;
-        let pause = match &outcome {
-            Outcome::Idle => IDLE_POLL,
-            Outcome::Fault { message } => {
-                tracing::warn!(error = %message, "geocoder fault");
-                IDLE_POLL
+        let outcomes = run_batch(&worker, BATCH_SIZE).await;
+        let mut progressed = false;
+        for o in &outcomes {
+            match o {
+                Outcome::Fault { message } => tracing::warn!(error = %message, "geocoder fault"),
+                Outcome::Idle => {}
+                _ => progressed = true,
             }
-            _ => continue,
-        };
+        }
+        // Nothing due, or only faults (database trouble): do not spin.
+        if progressed {
+            continue;
+        }
+        let pause = IDLE_POLL;
         tokio::select! {
             _ = tokio::time::sleep(pause) => {}
             _ = shutdown.cancelled() => return,

@@ -134,3 +134,20 @@ pub async fn band_point(pool: &PgPool, ma_id: i64) -> (Option<f64>, Option<f64>,
 pub fn city(name: &str, lat: f64, lon: f64, conf: f64, cc: &str) -> serde_json::Value {
     FakeGeoapify::result(name, lat, lon, "city", Some(conf), cc)
 }
+
+/// Inserts a row the way the enqueue daemon creates a country-only row (no place: `city`
+/// NULL, no regions, `location_raw` = the country name), but `pending`, as an admin
+/// requeue leaves it. Returns its id.
+pub async fn country_row(pool: &PgPool, ma_id: i64, country: &str, cc: &str) -> i64 {
+    band(pool, ma_id).await;
+    sqlx::query_scalar(
+        "INSERT INTO band_locations (ma_id, step_order, parsed_step, step_label, location_raw, city, regions, country, country_code)
+         VALUES ($1, 0, 0, 'origin', $2, NULL, '{}', $2, $3) RETURNING id",
+    )
+    .bind(ma_id)
+    .bind(country)
+    .bind(cc)
+    .fetch_one(pool)
+    .await
+    .unwrap()
+}

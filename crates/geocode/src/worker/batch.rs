@@ -1,0 +1,122 @@
+//! The batch path of the run loop: one claim statement for up to `limit` rows, the rows
+//! decided without I/O (country-only, dedup twin, gazetteer — nearly all of them on real
+//! data) finished together in one transaction (one `done` statement + one primary-point
+//! statement), then the rest one by one through the cache and the provider, exactly as
+//! [`super::run_once`] does. The database round trips per row, not the resolution, limit
+//! the worker (docs/geocoding.md), so sharing them across a batch is the throughput lever.
+
+use super::{BATCH_BUDGET, Outcome, Plan, Worker, exit, guarded, not_ours, plan, record_error};
+use crate::done::finish_many;
+use bandmap_db::band_locations::geocoding::{self, Claimed, Finished};
+use std::collections::HashSet;
+use std::panic::AssertUnwindSafe;
+
+/// Claims up to `limit` due rows and takes each to its next state; one [`Outcome`] per
+/// row handled (rows given back unstarted after [`BATCH_BUDGET`] have none; an empty list
+/// means nothing was due). Never panics; a row whose processing
+/// raises ends `error` alone, the others are unaffected.
+#[tracing::instrument(skip_all)]
+pub async fn run_batch(ctx: &Worker, limit: usize) -> Vec<Outcome> {
+    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+    let rows = match geocoding::claim_batch(&ctx.pool, limit).await {
+        Ok(rows) => rows,
+        Err(e) => {
+            return vec![Outcome::Fault {
+                message: format!("claim failed: {e}"),
+            }];
+        }
+    };
+    let mut out = Vec::with_capacity(rows.len());
+    let mut quick: Vec<(Finished, Outcome)> = Vec::new();
+    let mut online = Vec::new();
+    for row in &rows {
+        match std::panic::catch_unwind(AssertUnwindSafe(|| plan(ctx, row))) {
+            Ok(Plan::Finish(f, outcome)) => quick.push((f, outcome)),
+            Ok(Plan::Online(place, notes)) => online.push((row, place, notes)),
+            Err(panic) => {
+                let failure = format!("processing panicked: {}", super::panic_text(&*panic));
+                out.push(record_error(ctx, row, failure).await);
+            }
+        }
+    }
+    finish_quick(ctx, &rows, quick, &mut out).await;
+
+    let started = std::time::Instant::now();
+    let mut pending = online.into_iter();
+    for (row, place, notes) in pending.by_ref() {
+        if started.elapsed() >= BATCH_BUDGET {
+            // Not started: give it (and the rest, below) back for another loop to take.
+            release(ctx, std::iter::once(row), &mut out).await;
+            break;
+        }
+        let work = async {
+            let resolution = ctx.geocoder.online(&place, notes).await;
+            exit(ctx, row, resolution).await
+        };
+        out.push(guarded(ctx, row, work).await);
+    }
+    release(ctx, pending.map(|(row, _, _)| row), &mut out).await;
+    out
+}
+
+/// Writes the rows decided without I/O in one transaction. If that transaction fails
+/// (one row breaking a constraint fails the whole statement), each row is written on its
+/// own so only the faulty one ends `error`.
+async fn finish_quick(
+    ctx: &Worker,
+    rows: &[Claimed],
+    quick: Vec<(Finished, Outcome)>,
+    out: &mut Vec<Outcome>,
+) {
+    if quick.is_empty() {
+        return;
+    }
+    let batch: Vec<Finished> = quick.iter().map(|(f, _)| f.clone()).collect();
+    match finish_many(&ctx.pool, &batch).await {
+        Ok(written) => {
+            let written: HashSet<i64> = written.into_iter().collect();
+            for (f, outcome) in quick {
+                out.push(if written.contains(&f.id) {
+                    outcome
+                } else {
+                    not_ours(f.id)
+                });
+            }
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, rows = batch.len(), "batch finish failed; finishing rows one by one");
+            for (f, outcome) in quick {
+                let Some(row) = rows.iter().find(|r| r.id == f.id) else {
+                    continue;
+                };
+                let work = async {
+                    Ok(
+                        match finish_many(&ctx.pool, std::slice::from_ref(&f)).await? {
+                            w if w.is_empty() => not_ours(f.id),
+                            _ => outcome,
+                        },
+                    )
+                };
+                out.push(guarded(ctx, row, work).await);
+            }
+        }
+    }
+}
+
+async fn release<'a>(
+    ctx: &Worker,
+    rows: impl Iterator<Item = &'a Claimed>,
+    out: &mut Vec<Outcome>,
+) {
+    let claims: Vec<(i64, chrono::DateTime<chrono::Utc>)> =
+        rows.map(|r| (r.id, r.claimed_at)).collect();
+    if claims.is_empty() {
+        return;
+    }
+    match geocoding::release(&ctx.pool, &claims).await {
+        Ok(n) => tracing::info!(rows = n, "batch budget spent; rows released"),
+        Err(e) => out.push(Outcome::Fault {
+            message: format!("could not release {} rows: {e}", claims.len()),
+        }),
+    }
+}

@@ -1,0 +1,136 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The batch path of the run loop (`run_batch`): many rows claimed by one statement and
+//! finished by one transaction, the primary points of their bands (rule 19), and the
+//! claim token guarding a row that someone else re-claimed meanwhile.
+
+mod common;
+
+use bandmap_db::band_locations::geocoding::{self, DoneFields, Finish, Finished};
+use bandmap_fakes::geoapify::FakeGeoapify;
+use bandmap_geocode::{Outcome, run_batch};
+use common::*;
+
+#[tokio::test]
+async fn one_batch_claims_and_finishes_many_rows_with_the_right_primary_points() {
+    let db = bandmap_test_support::TestDb::new().await;
+    let geo = FakeGeoapify::start().await;
+    geo.set_results("Voss, Norway", vec![city("Voss", 60.63, 6.42, 0.9, "no")]);
+    // A done twin for the dedup fast path.
+    let twin = row(&db.pool, 9, 0, "Oslo", &[], "Norway", "NO").await;
+    sqlx::query("UPDATE band_locations SET geocode_status = 'done', lat = 59.91, lon = 10.75, provider = 'geoapify', confidence = 0.93, geocode_granularity = 'city', query = 'Oslo, Norway' WHERE id = $1")
+        .bind(twin)
+        .execute(&db.pool)
+        .await
+        .unwrap();
+    // Band 1: origin by the gazetteer, later step by the provider, both in one batch.
+    let later = row(&db.pool, 1, 1, "Voss", &[], "Norway", "NO").await;
+    let origin = row(&db.pool, 1, 0, "Bergen", &["Vestland"], "Norway", "NO").await;
+    let dedup = row(&db.pool, 2, 0, "Oslo", &[], "Norway", "NO").await;
+    let country = country_row(&db.pool, 3, "Norway", "NO").await;
+    let second_bergen = row(&db.pool, 4, 0, "Bergen", &[], "Norway", "NO").await;
+    let w = worker(&db.pool, &config(&geo), Some(tiny_gazetteer()));
+
+    let mut out = run_batch(&w, 10).await;
+    out.sort_by_key(|o| format!("{o:?}"));
+    let done = |id, provider: &str, dedup| Outcome::Done {
+        id,
+        provider: provider.into(),
+        dedup,
+    };
+    let mut expected = vec![
+        Outcome::CountryOnly { id: country },
+        done(origin, "gazetteer", false),
+        done(second_bergen, "gazetteer", false),
+        done(dedup, "geoapify", true),
+        done(later, "geoapify", false),
+    ];
+    expected.sort_by_key(|o| format!("{o:?}"));
+    assert_eq!(out, expected);
+    assert_eq!(
+        geo.texts(),
+        ["Voss, Norway"],
+        "only the row no tier knew called out"
+    );
+
+    for id in [origin, later, dedup, second_bergen] {
+        assert_eq!(state(&db.pool, id).await.geocode_status, "done");
+    }
+    assert_eq!(
+        state(&db.pool, country).await.geocode_status,
+        "country_only"
+    );
+    let s = state(&db.pool, dedup).await;
+    assert_eq!(
+        (s.lat, s.lon, s.confidence),
+        (Some(59.91), Some(10.75), Some(0.93))
+    );
+    // Rule 19: band 1 sits at its origin step even though step 1 was done in the same run.
+    let (lat, lon, loc) = band_point(&db.pool, 1).await;
+    assert_eq!(loc, Some(origin));
+    assert_eq!((lat, lon), (Some(60.39299), Some(5.32415)));
+    assert_eq!(band_point(&db.pool, 2).await.2, Some(dedup));
+    assert_eq!(band_point(&db.pool, 3).await.2, Some(country));
+    assert_eq!(band_point(&db.pool, 4).await.2, Some(second_bergen));
+
+    assert!(
+        run_batch(&w, 10).await.is_empty(),
+        "nothing left: empty batch"
+    );
+}
+
+#[tokio::test]
+async fn a_batch_never_overwrites_a_row_reclaimed_by_someone_else() {
+    let db = bandmap_test_support::TestDb::new().await;
+    let a = row(&db.pool, 1, 0, "Hamar", &[], "Norway", "NO").await;
+    let b = row(&db.pool, 2, 0, "Moss", &[], "Norway", "NO").await;
+    let c = row(&db.pool, 3, 0, "Alta", &[], "Norway", "NO").await;
+
+    let claimed = geocoding::claim_batch(&db.pool, 10).await.unwrap();
+    let mut ids: Vec<i64> = claimed.iter().map(|r| r.id).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, [a, b, c]);
+    assert!(
+        geocoding::claim_batch(&db.pool, 10)
+            .await
+            .unwrap()
+            .is_empty(),
+        "claimed rows are not claimed twice"
+    );
+    // Row b was repaired and re-claimed by another worker: a new claim token.
+    sqlx::query(
+        "UPDATE band_locations SET claimed_at = claimed_at + interval '1 minute' WHERE id = $1",
+    )
+    .bind(b)
+    .execute(&db.pool)
+    .await
+    .unwrap();
+
+    let rows: Vec<Finished> = claimed
+        .iter()
+        .map(|r| Finished {
+            id: r.id,
+            claimed_at: r.claimed_at,
+            status: Finish::Done,
+            fields: DoneFields {
+                lat: 61.0,
+                lon: 10.0,
+                provider: "test".into(),
+                confidence: Some(0.9),
+                granularity: Some("city".into()),
+                query: None,
+            },
+        })
+        .collect();
+    let mut tx = db.pool.begin().await.unwrap();
+    let mut written = geocoding::finish_batch(&mut tx, &rows).await.unwrap();
+    tx.commit().await.unwrap();
+    written.sort_unstable();
+    assert_eq!(written, [(a, 1), (c, 3)]);
+    assert_eq!(state(&db.pool, a).await.geocode_status, "done");
+    let s = state(&db.pool, b).await;
+    assert_eq!(
+        s.geocode_status, "processing",
+        "the other worker's row is untouched"
+    );
+    assert_eq!(s.lat, None);
+}
