@@ -98,14 +98,64 @@ where
     run(pool, Arc::new(config.clone()), shutdown).await
 }
 
-/// The background services of `bandmap all`, by name.
+/// The background services of `bandmap all` that need nothing shared, by name.
 fn background_services() -> Vec<(&'static str, ServiceRun)> {
     vec![
         ("crawler", |p, c, s| bandmap_crawler::run(p, c, s).boxed()),
         ("enqueue", |p, c, s| bandmap_enqueue::run(p, c, s).boxed()),
-        ("geocoder", |p, c, s| bandmap_geocode::run(p, c, s).boxed()),
-        ("llm", |p, c, s| bandmap_llm::run(p, c, s).boxed()),
     ]
+}
+
+/// One geocoder for the whole process, built on first use: the geocoding worker and the LLM
+/// worker then share one provider rate limiter (rule 14's spacing holds across both) and
+/// one gazetteer in memory. A failed build is that service's failure (the supervisor
+/// retries it), not the process's.
+type SharedGeocoder = Arc<tokio::sync::OnceCell<bandmap_geocode::Geocoder>>;
+
+async fn shared_geocoder(
+    cell: &SharedGeocoder,
+    pool: &PgPool,
+    config: &Config,
+) -> anyhow::Result<bandmap_geocode::Geocoder> {
+    let geocoder = cell
+        .get_or_try_init(|| bandmap_geocode::Geocoder::new(pool.clone(), &config.geocoder))
+        .await?;
+    Ok(geocoder.clone())
+}
+
+/// The geocoding and LLM workers of `bandmap all`, around one [`SharedGeocoder`].
+fn geocoding_services(
+    pool: &PgPool,
+    config: &Arc<Config>,
+    shutdown: &Shutdown,
+) -> Vec<(&'static str, ServiceFactory)> {
+    let cell = SharedGeocoder::default();
+    let geocoder: ServiceFactory = Box::new({
+        let (pool, config, shutdown, cell) =
+            (pool.clone(), config.clone(), shutdown.clone(), cell.clone());
+        move || {
+            let (pool, config, shutdown, cell) =
+                (pool.clone(), config.clone(), shutdown.clone(), cell.clone());
+            async move {
+                let g = shared_geocoder(&cell, &pool, &config).await?;
+                bandmap_geocode::run_with_geocoder(pool, config, g, shutdown).await
+            }
+            .boxed()
+        }
+    });
+    let llm: ServiceFactory = Box::new({
+        let (pool, config, shutdown) = (pool.clone(), config.clone(), shutdown.clone());
+        move || {
+            let (pool, config, shutdown, cell) =
+                (pool.clone(), config.clone(), shutdown.clone(), cell.clone());
+            async move {
+                let g = shared_geocoder(&cell, &pool, &config).await?;
+                bandmap_llm::run_with_geocoder(pool, config, g, shutdown).await
+            }
+            .boxed()
+        }
+    });
+    vec![("geocoder", geocoder), ("llm", llm)]
 }
 
 async fn serve(pool: PgPool, config: Config, shutdown: Shutdown) -> anyhow::Result<()> {
@@ -140,6 +190,7 @@ async fn run_all(pool: PgPool, config: Arc<Config>, shutdown: Shutdown) -> anyho
             Box::new(move || run(pool.clone(), config.clone(), shutdown.clone())),
         ));
     }
+    services.extend(geocoding_services(&pool, &config, &shutdown));
     for (name, factory) in services {
         tasks.push(tokio::spawn(supervise(name, factory, shutdown.clone())));
     }

@@ -31,10 +31,12 @@ pub fn one_of(
     value: Option<&str>,
     allowed: &[&str],
 ) -> Result<Option<String>, ApiError> {
-    match value.map(str::trim).filter(|v| !v.is_empty()) {
+    // Case-insensitive, like every status filter (CONTRACT §11): `ERROR` means `error`.
+    let value = value.map(str::trim).filter(|v| !v.is_empty());
+    match value.map(|v| allowed.iter().find(|a| a.eq_ignore_ascii_case(v))) {
         None => Ok(None),
-        Some(v) if allowed.contains(&v) => Ok(Some(v.to_string())),
-        Some(_) => Err(ApiError::bad_request(format!(
+        Some(Some(known)) => Ok(Some((*known).to_string())),
+        Some(None) => Err(ApiError::bad_request(format!(
             "{name} must be one of: {}",
             allowed.join(", ")
         ))),
@@ -72,6 +74,11 @@ mod tests {
         assert_eq!(bounded("country", Some("NO")).unwrap(), Some("NO".into()));
         assert!(one_of("kind", Some("runs"), &["run", "admin"]).is_err());
         assert_eq!(one_of("kind", Some(""), &["run"]).unwrap(), None);
+        assert_eq!(
+            one_of("status", Some(" ERROR "), &["done", "error"]).unwrap(),
+            Some("error".to_string()),
+            "case-insensitive, answered in the stored spelling"
+        );
         assert!(int("min_id", Some("1.5")).is_err());
         assert_eq!(int("min_id", Some("-3")).unwrap(), Some(-3));
         assert!(boolean("city_null", Some("yes")).is_err());
