@@ -60,7 +60,18 @@ psql_super() {
 }
 
 ensure_rust() {
-  command -v cargo >/dev/null 2>&1 || { echo "cargo is required (rustup)" >&2; return 1; }
+  # A C toolchain for linking and for crates that build C (ring), then Rust itself: on a
+  # fresh Debian machine rustup installs the stable toolchain (Debian's own rustc is too
+  # old for this workspace; rust-version is in Cargo.toml).
+  apt_install gcc libc6-dev ca-certificates curl
+  [ -f "$HOME/.cargo/env" ] && source "$HOME/.cargo/env"
+  if ! command -v cargo >/dev/null 2>&1; then
+    log "installing Rust with rustup"
+    curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs |
+      sh -s -- -y --profile minimal --component rustfmt,clippy
+    source "$HOME/.cargo/env"
+  fi
+  command -v cargo >/dev/null 2>&1 || { echo "cargo is still missing after rustup" >&2; return 1; }
 }
 
 ensure_node() {
