@@ -40,7 +40,7 @@ fn main() {
         }
         let fresh = t.elapsed();
         for (i, id) in ids.iter().enumerate() {
-            requeue(&db.pool, *id, &format!("Place {i}")).await;
+            geocoder_hands_over(&db.pool, *id, &format!("Place {i}")).await;
         }
         let t = Instant::now();
         let mut hits = 0;
