@@ -76,13 +76,42 @@ pub async fn run_crawler(crawler: Arc<Crawler>, heartbeat_every: Duration) {
         move || heartbeat::checks(&hb_crawler),
         crawler.shutdown.clone(),
     ));
-    let mut state = ScheduleState::new(crawler.clock.now(), crawler.settings.incremental_interval);
-    let mut shutdown = crawler.shutdown.clone();
+    let mut scheduled = Scheduled {
+        state: ScheduleState::new(crawler.clock.now(), crawler.settings.incremental_interval),
+        crawler: &crawler,
+    };
+    drive(crawler.shutdown.clone(), IDLE_POLL, &mut scheduled).await;
+    crawler.client.shutdown().await;
+    crawler.release_instance().await;
+    let _ = heartbeat.await;
+    tracing::info!("crawler stopped");
+}
+
+/// One step of a service loop (the scheduler's [`run_once`]; tests substitute failing ones).
+pub trait Step {
+    /// Does at most one thing.
+    fn step(&mut self) -> impl Future<Output = Result<TickOutcome, bandmap_db::DbError>> + Send;
+}
+
+struct Scheduled<'a> {
+    crawler: &'a Crawler,
+    state: ScheduleState,
+}
+
+impl Step for Scheduled<'_> {
+    fn step(&mut self) -> impl Future<Output = Result<TickOutcome, bandmap_db::DbError>> + Send {
+        run_once(self.crawler, &mut self.state)
+    }
+}
+
+/// The loop of rule 6: runs `step` until `shutdown`; an error or a panic of a step is logged
+/// and the loop goes on. After an idle, failed or panicked step it waits `idle_poll`
+/// (or until shutdown) before the next one.
+pub async fn drive(shutdown: Shutdown, idle_poll: Duration, step: &mut impl Step) {
+    let mut shutdown = shutdown;
     while !shutdown.is_cancelled() {
-        let step = AssertUnwindSafe(run_once(&crawler, &mut state))
-            .catch_unwind()
-            .await;
-        let idle = match step {
+        let outcome = AssertUnwindSafe(step.step()).catch_unwind().await;
+        let idle = match outcome {
             Ok(Ok(TickOutcome::Idle)) => true,
             Ok(Ok(outcome)) => {
                 tracing::debug!(?outcome, "scheduler step");
@@ -99,13 +128,9 @@ pub async fn run_crawler(crawler: Arc<Crawler>, heartbeat_every: Duration) {
         };
         if idle {
             tokio::select! {
-                () = tokio::time::sleep(IDLE_POLL) => {}
+                () = tokio::time::sleep(idle_poll) => {}
                 () = shutdown.cancelled() => {}
             }
         }
     }
-    crawler.client.shutdown().await;
-    crawler.release_instance().await;
-    let _ = heartbeat.await;
-    tracing::info!("crawler stopped");
 }

@@ -163,6 +163,23 @@ async fn enrichment_stores_band_pages_with_two_requests_per_band_and_rule_4_rais
     assert!(page["releases"].is_array());
     assert!(page["discography_url"].is_string());
     assert!(page.get("lyrical_themes").is_some() && page.get("info_raw").is_some());
+    // Rule 4 compares the modified list's text; the page's own text stays in band_page.
+    assert_eq!(page["last_modified_text"], "2026-11-20 05:42:00");
+    assert_eq!(
+        count(
+            &db.pool,
+            "SELECT count(*) FROM bands WHERE ma_modified_text IS NOT NULL"
+        )
+        .await,
+        0
+    );
+
+    // Rule 4: the modified list shows edits older than the pages just read: nothing raised,
+    // the list's texts are recorded.
+    let run = execute(&c, JobKind::Incremental, None, JobOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(run.stats["enrich_pending_raised"], 0);
     assert_eq!(
         text(
             &db.pool,
@@ -170,16 +187,11 @@ async fn enrichment_stores_band_pages_with_two_requests_per_band_and_rule_4_rais
         )
         .await
         .as_deref(),
-        Some("2026-11-20 05:42:00")
+        Some("November 20th, 05:42")
     );
-
-    // Rule 4: the modified list shows the same modifications the pages had: nothing raised.
-    let run = execute(&c, JobKind::Incremental, None, JobOptions::default())
-        .await
-        .unwrap();
-    assert_eq!(run.stats["enrich_pending_raised"], 0);
-    // A band whose stored modification is older: raised once, and only once.
-    sqlx::query("UPDATE bands SET ma_modified_at = ma_modified_at - interval '1 day' WHERE ma_id = 3540001001")
+    // A band whose recorded text is another (an earlier edit) and whose page was read
+    // before this edit: raised once, and only once.
+    sqlx::query("UPDATE bands SET ma_modified_text = 'November 1st, 10:00', crawled_at = '2026-11-01T12:00:00Z' WHERE ma_id = 3540001001")
         .execute(&db.pool).await.unwrap();
     let run = execute(&c, JobKind::Incremental, None, JobOptions::default())
         .await

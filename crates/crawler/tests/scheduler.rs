@@ -4,8 +4,14 @@
 
 mod common;
 
-use bandmap_crawler::{BatchHook, JobKind, ScheduleState, TickOutcome, run_once, startup};
+use bandmap_crawler::{
+    BatchHook, JobKind, JobOptions, ScheduleState, Step, TickOutcome, drive, execute, run_once,
+    startup,
+};
+use bandmap_db::DbError;
+use bandmap_db::bands::enrich::{EnrichPriority, claim_batch, record_failure};
 use bandmap_db::checkpoints;
+use bandmap_db::runs::{self, Owner, RunType};
 use bandmap_fakes::solver::FakeSolver;
 use bandmap_test_support::TestDb;
 use common::*;
@@ -197,7 +203,8 @@ async fn the_service_loop_recovers_beats_runs_and_stops_on_shutdown_destroying_t
         .as_deref(),
         Some("interrupted")
     );
-    // The full crawl started (no checkpoint) and was closed on shutdown.
+    // The full crawl started (no checkpoint) and was closed on shutdown: `interrupted`, as
+    // `cancelled` is the admin's cancel (CONTRACT §3).
     let (status, err): (String, Option<String>) = sqlx::query_as(
         "SELECT status, error FROM crawl_run WHERE id <> $1 ORDER BY id DESC LIMIT 1",
     )
@@ -205,7 +212,7 @@ async fn the_service_loop_recovers_beats_runs_and_stops_on_shutdown_destroying_t
     .fetch_one(&db.pool)
     .await
     .unwrap();
-    assert_eq!(status, "cancelled");
+    assert_eq!(status, "interrupted");
     assert!(err.unwrap().contains("shutting down"));
     assert_eq!(
         count(
@@ -235,4 +242,267 @@ fn big_norway_small(fake: &FakeSolver) {
         u.country_page("NO", 0),
         &country_json(&[(1, "A", "Black Metal", "Oslo")], 1),
     );
+}
+
+async fn status_of(pool: &sqlx::PgPool, table: &str, id: i64) -> String {
+    text(pool, &format!("SELECT status FROM {table} WHERE id = {id}"))
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn recovery_closes_runs_of_dead_instances_only_not_those_of_a_live_replica() {
+    let db = TestDb::new().await;
+    let (a, _) = demo_crawler(&db.pool, "2026-11-22T02:00:00Z");
+    let (b, _) = demo_crawler(&db.pool, "2026-11-22T02:00:00Z");
+    let owner_a = a.owner().await.unwrap().unwrap();
+    let live = runs::start_owned(&db.pool, RunType::FullCrawl, None, Some(&owner_a))
+        .await
+        .unwrap();
+    let ownerless = runs::start(&db.pool, RunType::Enrich, None).await.unwrap();
+    // An owner whose lock nobody holds: an instance that died.
+    let dead_owner = Owner {
+        name: "crawler of a killed process".into(),
+        lock: owner_a.lock.wrapping_add(1) & 0x7fff_ffff,
+    };
+    let dead = runs::start_owned(&db.pool, RunType::Incremental, None, Some(&dead_owner))
+        .await
+        .unwrap();
+    assert_eq!(startup(&b).await.unwrap(), 2);
+    assert_eq!(status_of(&db.pool, "crawl_run", live).await, "running");
+    assert_eq!(
+        status_of(&db.pool, "crawl_run", ownerless).await,
+        "interrupted"
+    );
+    assert_eq!(status_of(&db.pool, "crawl_run", dead).await, "interrupted");
+    // B's own runs are safe from A's recovery too.
+    let owner_b = b.owner().await.unwrap().unwrap();
+    assert_ne!(owner_a.lock, owner_b.lock);
+    let b_run = execute(&b, JobKind::Incremental, None, JobOptions::default())
+        .await
+        .unwrap();
+    let owned: Option<String> = sqlx::query_scalar("SELECT owner FROM crawl_run WHERE id = $1")
+        .bind(b_run.run_id)
+        .fetch_one(&db.pool)
+        .await
+        .unwrap();
+    assert_eq!(owned, Some(owner_b.name.clone()));
+    let b_running = runs::start_owned(&db.pool, RunType::Enrich, None, Some(&owner_b))
+        .await
+        .unwrap();
+    assert_eq!(startup(&a).await.unwrap(), 0);
+    assert_eq!(status_of(&db.pool, "crawl_run", b_running).await, "running");
+    // A stops: its lock goes, and B's next recovery closes A's run.
+    a.release_instance().await;
+    assert_eq!(startup(&b).await.unwrap(), 1);
+    assert_eq!(status_of(&db.pool, "crawl_run", live).await, "interrupted");
+    assert_eq!(status_of(&db.pool, "crawl_run", b_running).await, "running");
+}
+
+#[tokio::test]
+async fn shutdown_ends_a_triggered_run_interrupted_and_its_trigger_error() {
+    let db = TestDb::new().await;
+    let (trigger, signal) = bandmap_health::shutdown_pair();
+    let hook: BatchHook = Arc::new(move |_, _| {
+        trigger.fire();
+        Box::pin(async {})
+    });
+    let mode = format!("recorded:{}", demo_dir().display());
+    let cfg = config(&[("UPSTREAM_MODE", mode.as_str())]);
+    let c = bandmap_crawler::Crawler::from_config(db.pool.clone(), &cfg, signal)
+        .unwrap()
+        .with_batch_hook(hook);
+    let t_id = bandmap_db::jobs::create(&db.pool, "full_crawl", Some("admin"))
+        .await
+        .unwrap();
+    let claimed = bandmap_db::jobs::claim(&db.pool, &["full_crawl"])
+        .await
+        .unwrap()
+        .unwrap();
+    let run = execute(
+        &c,
+        JobKind::FullCrawl,
+        Some(claimed.id),
+        JobOptions::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(run.status, "interrupted");
+    let (status, error): (String, Option<String>) =
+        sqlx::query_as("SELECT status, error FROM crawl_run WHERE id = $1")
+            .bind(run.run_id)
+            .fetch_one(&db.pool)
+            .await
+            .unwrap();
+    assert_eq!(status, "interrupted");
+    assert!(error.unwrap().contains("shutting down"));
+    let (status, error): (String, Option<String>) =
+        sqlx::query_as("SELECT status, error FROM job_triggers WHERE id = $1")
+            .bind(t_id)
+            .fetch_one(&db.pool)
+            .await
+            .unwrap();
+    assert_eq!(status, "error");
+    assert!(error.unwrap().contains("shutting down"));
+}
+
+#[tokio::test]
+async fn a_job_that_cannot_start_closes_its_trigger_error_and_the_full_check_stays_due() {
+    let db = TestDb::new().await;
+    let (c, _) = demo_crawler(&db.pool, "2026-11-22T12:00:00Z");
+    let mut state = ScheduleState::new(t("2026-11-22T12:00:00Z"), Duration::from_secs(3600));
+    // No run can be opened.
+    let block = "ALTER TABLE crawl_run ADD CONSTRAINT test_no_runs CHECK (false) NOT VALID";
+    sqlx::query(block).execute(&db.pool).await.unwrap();
+    let trigger = bandmap_db::jobs::create(&db.pool, "enrich", Some("admin"))
+        .await
+        .unwrap();
+    assert!(run_once(&c, &mut state).await.is_err());
+    let (status, error): (String, Option<String>) =
+        sqlx::query_as("SELECT status, error FROM job_triggers WHERE id = $1")
+            .bind(trigger)
+            .fetch_one(&db.pool)
+            .await
+            .unwrap();
+    assert_eq!(status, "error");
+    assert!(error.unwrap().contains("test_no_runs"));
+    // The rule-1 check (no checkpoint: due) fails to start its crawl and stays pending.
+    assert!(run_once(&c, &mut state).await.is_err());
+    assert!(state.full_check_due);
+    sqlx::query("ALTER TABLE crawl_run DROP CONSTRAINT test_no_runs")
+        .execute(&db.pool)
+        .await
+        .unwrap();
+    let o = run_once(&c, &mut state).await.unwrap();
+    assert_eq!(ran(&o), Some((JobKind::FullCrawl, None, "success")));
+    assert!(!state.full_check_due);
+}
+
+/// A step that panics, then fails, then stops the loop.
+struct Flaky {
+    calls: u32,
+    trigger: bandmap_health::ShutdownTrigger,
+}
+
+impl Step for Flaky {
+    fn step(&mut self) -> impl Future<Output = Result<TickOutcome, DbError>> + Send {
+        self.calls += 1;
+        let calls = self.calls;
+        if calls == 3 {
+            self.trigger.fire();
+        }
+        async move {
+            match calls {
+                1 => panic!("scheduler step panics"),
+                2 => Err(DbError::Sqlx(sqlx::Error::PoolTimedOut)),
+                _ => Ok(TickOutcome::Idle),
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_service_loop_survives_a_panicking_and_a_failing_step() {
+    let (trigger, signal) = bandmap_health::shutdown_pair();
+    let mut step = Flaky { calls: 0, trigger };
+    drive(signal, Duration::from_millis(1), &mut step).await;
+    assert_eq!(
+        step.calls, 3,
+        "the loop went on after the panic and the error"
+    );
+}
+
+#[tokio::test]
+async fn heartbeat_last_run_check_fails_when_the_last_finished_run_is_old() {
+    let db = TestDb::new().await;
+    let (c, _) = demo_crawler(&db.pool, "2026-11-22T02:00:00Z");
+    let last_run = |c: &bandmap_crawler::Crawler| {
+        let checks = bandmap_crawler::heartbeat::checks(c);
+        async move { bandmap_health::evaluate(checks).await.1["last_run"].clone() }
+    };
+    assert_eq!(last_run(&c).await["ok"], false, "no run yet");
+    let old = runs::start(&db.pool, RunType::Enrich, None).await.unwrap();
+    sqlx::query(
+        "UPDATE crawl_run SET status = 'success', finished_at = now() - interval '13 hours' WHERE id = $1",
+    )
+    .bind(old)
+    .execute(&db.pool)
+    .await
+    .unwrap();
+    let check = last_run(&c).await;
+    assert_eq!(check["ok"], false, "{check}");
+    assert!(check["error"].as_str().unwrap().contains("old"), "{check}");
+    let fresh = runs::start(&db.pool, RunType::Incremental, None)
+        .await
+        .unwrap();
+    runs::finish(
+        &db.pool,
+        fresh,
+        runs::RunEnd::Success,
+        &serde_json::json!({}),
+        None,
+    )
+    .await
+    .unwrap();
+    assert_eq!(last_run(&c).await["ok"], true);
+}
+
+#[tokio::test]
+async fn claim_batch_takes_bands_by_priority_and_skips_backing_off_ones() {
+    let db = TestDb::new().await;
+    let p = &db.pool;
+    for (id, name) in [
+        (5, "Fresh"),
+        (10, "New"),
+        (20, "Changed"),
+        (30, "Pending"),
+        (40, "Failing"),
+    ] {
+        bandmap_db::bands::upsert::upsert_bands(
+            p,
+            &[bandmap_db::bands::upsert::BandInput {
+                ma_id: id,
+                name: name.into(),
+                ..Default::default()
+            }],
+        )
+        .await
+        .unwrap();
+    }
+    for sql in [
+        "UPDATE bands SET enriched = true, crawled_at = updated_at WHERE ma_id = 5",
+        "UPDATE bands SET enriched = true, crawled_at = updated_at - interval '2 minutes' WHERE ma_id = 20",
+        "UPDATE bands SET enriched = true, crawled_at = updated_at, enrich_pending = true WHERE ma_id IN (30, 40)",
+    ] {
+        sqlx::query(sql).execute(p).await.unwrap();
+    }
+    record_failure(p, 40, "page never parses").await.unwrap();
+    let run = runs::start(p, RunType::Enrich, None).await.unwrap();
+    let got: Vec<(i64, EnrichPriority)> = claim_batch(p, run, 10, &[])
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|b| (b.ma_id, b.priority))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (30, EnrichPriority::EnrichPending),
+            (20, EnrichPriority::UpdatedSinceCrawl),
+            (10, EnrichPriority::NeverEnriched),
+        ]
+    );
+    // Another run gets nothing while these claims live; a limit takes the head.
+    let other = runs::start(p, RunType::Enrich, None).await.unwrap();
+    assert!(claim_batch(p, other, 10, &[]).await.unwrap().is_empty());
+    bandmap_db::bands::enrich::release_claims(p, run)
+        .await
+        .unwrap();
+    let head: Vec<i64> = claim_batch(p, other, 2, &[])
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|b| b.ma_id)
+        .collect();
+    assert_eq!(head, vec![30, 20]);
 }

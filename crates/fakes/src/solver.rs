@@ -36,8 +36,14 @@ pub enum SolverFault {
     Http429,
     /// `status: ok` but `solution.status` 403 (as some solvers report).
     SolutionStatus403,
+    /// `status: ok` but `solution.status` 429.
+    SolutionStatus429,
     /// A Cloudflare `Just a moment...` challenge page as the response.
     Challenge,
+    /// Cloudflare's hard block page, titled `Attention Required! | Cloudflare`.
+    AttentionRequired,
+    /// A block page titled `Access denied`.
+    AccessDenied,
     /// An empty response body.
     EmptyBody,
     /// The body `0`.
@@ -348,6 +354,9 @@ async fn v1(State(state): State<Shared>, body: String) -> Response {
 
 const NOT_FOUND_PAGE: &str = "<html><head><title>Error 404 - Encyclopaedia Metallum</title></head><body><h1>Error 404</h1><p>Page not found.</p></body></html>";
 const CHALLENGE_PAGE: &str = "<!DOCTYPE html><html lang=\"en-US\"><head><title>Just a moment...</title></head><body><div class=\"main-wrapper\"><h1>www.metal-archives.com</h1><p>Verifying you are human. This may take a few seconds.</p></div></body></html>";
+const ATTENTION_PAGE: &str = "<!DOCTYPE html><html lang=\"en-US\"><head><title>Attention Required! | Cloudflare</title></head><body><div id=\"cf-wrapper\"><h1>Sorry, you have been blocked</h1><p>You are unable to access metal-archives.com</p></div></body></html>";
+const ACCESS_DENIED_PAGE: &str = "<html><head><title>Access denied | www.metal-archives.com used Cloudflare to restrict access</title></head><body><h1>Access denied</h1><p>The owner of this website has banned your access.</p></body></html>";
+const TOO_MANY_PAGE: &str = "<html><head><title>Too Many Requests</title></head><body><h1>429 Too Many Requests</h1></body></html>";
 const GARBAGE_PAGE: &str = "<html><head><title>Encyclopaedia Metallum: The Metal Archives</title></head><body><div id=\"content_wrapper\"><p>Something went wrong.</p></div></body></html>";
 
 fn fault_response(fault: SolverFault, url: &str) -> Response {
@@ -357,7 +366,10 @@ fn fault_response(fault: SolverFault, url: &str) -> Response {
             (StatusCode::TOO_MANY_REQUESTS, "Too Many Requests").into_response()
         }
         SolverFault::SolutionStatus403 => solution(url, 403, NOT_FOUND_PAGE),
+        SolverFault::SolutionStatus429 => solution(url, 429, TOO_MANY_PAGE),
         SolverFault::Challenge => solution(url, 200, CHALLENGE_PAGE),
+        SolverFault::AttentionRequired => solution(url, 200, ATTENTION_PAGE),
+        SolverFault::AccessDenied => solution(url, 200, ACCESS_DENIED_PAGE),
         SolverFault::EmptyBody => solution(url, 200, ""),
         SolverFault::Zero => solution(url, 200, &chrome_text_page("0")),
         SolverFault::Forbidden => solution(url, 200, &chrome_text_page("Forbidden.")),

@@ -97,6 +97,11 @@ pub fn country_json(rows: &[Row<'_>], total: usize) -> Value {
 pub type Change<'a> = (i64, &'a str, &'a str, &'a str, &'a str, &'a str);
 
 pub fn changes_json(rows: &[Change<'_>]) -> Value {
+    changes_json_total(rows, rows.len())
+}
+
+/// One page of a change list that says the whole list holds `total` rows.
+pub fn changes_json_total(rows: &[Change<'_>], total: usize) -> Value {
     let data: Vec<Value> = rows
         .iter()
         .map(|(id, name, cc, country, genre, at)| {
@@ -110,7 +115,7 @@ pub fn changes_json(rows: &[Change<'_>]) -> Value {
             ])
         })
         .collect();
-    json!({"iTotalRecords": rows.len(), "iTotalDisplayRecords": rows.len(), "sEcho": 1, "aaData": data})
+    json!({"iTotalRecords": total, "iTotalDisplayRecords": total, "sEcho": 1, "aaData": data})
 }
 
 /// Serves every European country's first list page empty, and every month list empty.
