@@ -771,6 +771,9 @@ async fn a_run_ending_in_error_sets_its_trigger_error() {
     assert_eq!(run_id, Some(run.run_id));
 }
 
+/// (run id, trigger status, trigger's run id) as read at a batch.
+type TriggerSeen = (i64, String, Option<i64>);
+
 #[tokio::test]
 async fn a_trigger_is_claimed_while_its_job_runs_and_records_the_run_id() {
     let db = TestDb::new().await;
@@ -795,7 +798,7 @@ async fn a_trigger_is_claimed_while_its_job_runs_and_records_the_run_id() {
     let trigger = bandmap_db::jobs::create(&db.pool, "incremental", Some("admin"))
         .await
         .unwrap();
-    let seen: Arc<Mutex<Vec<(i64, String, Option<i64>)>>> = Arc::default();
+    let seen: Arc<Mutex<Vec<TriggerSeen>>> = Arc::default();
     let (pool, log) = (db.pool.clone(), seen.clone());
     let hook: BatchHook = Arc::new(move |run_id, _| {
         let (pool, log) = (pool.clone(), log.clone());
