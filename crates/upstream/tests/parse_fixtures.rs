@@ -214,3 +214,52 @@ fn list_parsers_reject_wrong_shapes() {
     let only_rows = serde_json::json!({"aaData": []});
     assert_eq!(parse_country_page(&only_rows).unwrap().total, 0);
 }
+
+#[test]
+fn recently_modified_list_newest_first() {
+    let page = parse_change_page(&unwrap_json(&fixture("changes_modified.json")).unwrap()).unwrap();
+    assert_eq!(page.total, 2817);
+    assert_eq!(page.skipped, 0);
+    let rows: Vec<(i64, &str, Option<&str>, &str)> = page
+        .rows
+        .iter()
+        .map(|r| {
+            (
+                r.ma_id,
+                r.name.as_str(),
+                r.country_code.as_deref(),
+                r.changed_at_text.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            (
+                3_540_000_101,
+                "Fjellgrav",
+                Some("NO"),
+                "November 21st, 09:03"
+            ),
+            (
+                3_540_000_102,
+                "Draug & Dis",
+                Some("NO"),
+                "November 21st, 00:47"
+            ),
+            (
+                3_540_000_202,
+                "Serpent Altar",
+                Some("US"),
+                "November 20th, 23:59"
+            ),
+            (
+                3_540_000_201,
+                "Kalter Nebel",
+                Some("DE"),
+                "November 3rd, 14:02"
+            ),
+        ]
+    );
+    assert_eq!(page.rows[3].user, None);
+}
