@@ -3,6 +3,7 @@
 //! queries, lazily built and cached indexes for filtered ones, a GeoJSON writer, and the
 //! refresh task that swaps in a new snapshot when `map_data_version` moves.
 
+pub mod bodies;
 pub mod filter;
 pub mod geojson;
 pub mod grid;

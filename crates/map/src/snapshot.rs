@@ -75,6 +75,8 @@ pub struct Bands {
     pub status: Vec<u32>,
     /// Formation year.
     pub formed_year: Vec<Option<i32>>,
+    /// Number of points of the band (sizes a filter's point list exactly).
+    pub point_count: Vec<u32>,
 }
 
 /// Point columns, sorted by (Morton code, location id).
@@ -123,6 +125,8 @@ pub struct Snapshot {
     pub levels: Vec<Level>,
     /// Filter indexes, most recently used kept.
     pub filters: FilterCache,
+    /// GeoJSON answers of recent queries.
+    pub bodies: crate::bodies::BodyCache,
 }
 
 impl Snapshot {
@@ -160,8 +164,10 @@ impl Snapshot {
                     .push(strings.intern_opt(r.country_code.as_deref()));
                 bands.status.push(strings.intern_opt(r.status.as_deref()));
                 bands.formed_year.push(r.formed_year);
+                bands.point_count.push(0);
                 idx
             });
+            bands.point_count[band as usize] += 1;
             points.lon.push(r.lon);
             points.lat.push(r.lat);
             points.morton.push(m);
@@ -188,6 +194,7 @@ impl Snapshot {
             texts,
             levels,
             filters: FilterCache::new(crate::filter::CACHE_CAPACITY),
+            bodies: Default::default(),
         }
     }
 
@@ -215,7 +222,7 @@ impl Snapshot {
     pub fn approx_bytes(&self) -> usize {
         let p = &self.points;
         let per_point = 8 + 8 + 8 + 4 + 8 + 4 + 4 + 4;
-        let per_band = 8 + 4 * 5 + 8;
+        let per_band = 8 + 4 * 6 + 8;
         let cells: usize = self.levels.iter().map(|l| l.cells.len()).sum();
         p.lon.len() * per_point
             + self.bands.ma_id.len() * per_band

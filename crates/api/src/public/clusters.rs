@@ -80,7 +80,8 @@ pub async fn clusters(
     if cache::not_modified(&headers, &etag) {
         return Ok(cache::not_modified_response(&etag));
     }
-    let body = bandmap_map::geojson::write(&snap, &snap.query(&query));
+    // Shared, not copied: a repeated view is served from the snapshot's kept bodies.
+    let body = axum::body::Bytes::from_owner(snap.geojson(&query));
     let mut res = (StatusCode::OK, body).into_response();
     let h = res.headers_mut();
     h.insert(
