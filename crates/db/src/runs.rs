@@ -3,7 +3,7 @@
 
 use crate::Result;
 use serde_json::Value;
-use sqlx::PgPool;
+use sqlx::{PgConnection, PgPool};
 use std::fmt;
 
 /// `crawl_run.type` values (CONTRACT §3).
@@ -264,12 +264,33 @@ enum Scope {
 /// cleanup, SPEC "run older than 30 minutes"). A job whose run was closed under it notices
 /// at its next batch through [`still_running`] and stops.
 pub async fn cleanup_stuck(pool: &PgPool, reason: &str) -> Result<u64> {
+    let mut tx = pool.begin().await?;
+    let closed = cleanup_stuck_in(&mut tx, reason).await?;
+    tx.commit().await?;
+    Ok(closed)
+}
+
+/// [`cleanup_stuck`] on the caller's transaction, so the admin API commits the closing and
+/// its audit row together.
+pub async fn cleanup_stuck_in(conn: &mut PgConnection, reason: &str) -> Result<u64> {
     let all = ["incremental", "enrich", "full_crawl", "geocoder_enqueue"];
-    close_interrupted(pool, &all, Scope::StartedOver30MinAgo, reason).await
+    close_interrupted_in(conn, &all, Scope::StartedOver30MinAgo, reason).await
 }
 
 async fn close_interrupted(
     pool: &PgPool,
+    types: &[&str],
+    scope: Scope,
+    reason: &str,
+) -> Result<u64> {
+    let mut tx = pool.begin().await?;
+    let closed = close_interrupted_in(&mut tx, types, scope, reason).await?;
+    tx.commit().await?;
+    Ok(closed)
+}
+
+async fn close_interrupted_in(
+    tx: &mut PgConnection,
     types: &[&str],
     scope: Scope,
     reason: &str,
@@ -279,7 +300,6 @@ async fn close_interrupted(
         Scope::StartedOver30MinAgo => (true, false),
         Scope::Orphaned => (false, true),
     };
-    let mut tx = pool.begin().await?;
     // pg_locks shows a two-key advisory lock as classid = key 1, objid = key 2, objsubid 2;
     // owner_lock is non-negative, so its oid value equals it.
     let closed: Vec<(i64, Option<i64>)> = sqlx::query_as(
@@ -316,6 +336,5 @@ async fn close_interrupted(
             .execute(&mut *tx)
             .await?;
     }
-    tx.commit().await?;
     Ok(closed.len() as u64)
 }

@@ -250,9 +250,9 @@ pub async fn cleanup_runs(
     session: AdminSession,
 ) -> Result<axum::Json<Closed>, ApiError> {
     let reason = format!("closed by admin cleanup ({})", session.username);
-    // runs::cleanup_stuck commits its own transaction; the audit row follows it.
-    let closed = bandmap_db::runs::cleanup_stuck(&state.pool, &reason).await?;
+    // One transaction: the runs closed, their triggers, log lines and the audit row.
     let mut tx = state.pool.begin().await?;
+    let closed = bandmap_db::runs::cleanup_stuck_in(&mut tx, &reason).await?;
     let after = json!({"closed": closed});
     audited(
         &mut tx,
