@@ -126,6 +126,33 @@ fn dominance_rules_compared_on_the_held_out_set() {
             in_force = (resolved, wrong);
         }
     }
+    // The places only the rule in force resolves, and the loose rule's wrong picks: the
+    // cases the decision rests on.
+    for c in &cases {
+        let (city, regions) = split(&c.text);
+        let q = Query {
+            city: &city,
+            regions: &regions,
+            country_code: Some(&c.cc),
+        };
+        let loose = Some(Dominance {
+            min_population: 0,
+            ratio: 1,
+        });
+        let found = |d| match g.lookup_with(&q, d) {
+            Lookup::Found(m) => Some(haversine_km(c.lat, c.lon, m.lat, m.lon)),
+            _ => None,
+        };
+        match (found(None), found(Some(Dominance::DEFAULT)), found(loose)) {
+            (None, Some(km), _) => {
+                println!("  by dominance: {:?} ({}) at {km:.1} km", c.text, c.cc)
+            }
+            (_, _, Some(km)) if km > WRONG_KM => {
+                println!("  loose rule wrong: {:?} ({}) at {km:.0} km", c.text, c.cc)
+            }
+            _ => {}
+        }
+    }
     let (none_resolved, _) = score(&g, &cases, None);
     assert!(in_force.0 >= none_resolved, "a rule can only add matches");
     assert_eq!(in_force.1, 0, "the rule in force resolves nothing wrongly");

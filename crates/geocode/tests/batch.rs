@@ -134,3 +134,40 @@ async fn a_batch_never_overwrites_a_row_reclaimed_by_someone_else() {
     );
     assert_eq!(s.lat, None);
 }
+
+#[tokio::test]
+async fn two_workers_claiming_batches_in_parallel_never_share_a_row() {
+    let db = bandmap_test_support::TestDb::new().await;
+    let geo = FakeGeoapify::start().await;
+    geo.answer_every_text_as_city(0.9);
+    let n = 40;
+    for i in 0..n {
+        let place = format!("Place{i}");
+        row(&db.pool, i + 1, 0, &place, &[], "Norway", "NO").await;
+    }
+    let cfg = config(&geo);
+    let (w1, w2) = (worker(&db.pool, &cfg, None), worker(&db.pool, &cfg, None));
+    let drain = |w: bandmap_geocode::Worker| async move {
+        let mut ids = Vec::new();
+        loop {
+            let out = run_batch(&w, 7).await;
+            if out.is_empty() {
+                return ids;
+            }
+            for o in out {
+                match o {
+                    Outcome::Done { id, .. } => ids.push(id),
+                    other => panic!("unexpected {other:?}"),
+                }
+            }
+        }
+    };
+    let (a, b, c, d) = tokio::join!(drain(w1.clone()), drain(w1), drain(w2.clone()), drain(w2));
+    let mut done = [a, b, c, d].concat();
+    done.sort_unstable();
+    let total = done.len();
+    done.dedup();
+    assert_eq!(total, n as usize);
+    assert_eq!(done.len(), n as usize, "a row was processed twice");
+    assert_eq!(geo.call_count(), n as usize, "one call per row");
+}

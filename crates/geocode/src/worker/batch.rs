@@ -5,7 +5,9 @@
 //! [`super::run_once`] does. The database round trips per row, not the resolution, limit
 //! the worker (docs/geocoding.md), so sharing them across a batch is the throughput lever.
 
-use super::{BATCH_BUDGET, Outcome, Plan, Worker, exit, guarded, not_ours, plan, record_error};
+use super::{
+    BATCH_BUDGET, Outcome, Plan, Worker, exit, finish_one, guarded, not_ours, plan, record_error,
+};
 use crate::done::finish_many;
 use bandmap_db::band_locations::geocoding::{self, Claimed, Finished};
 use std::collections::HashSet;
@@ -89,13 +91,13 @@ async fn finish_quick(
                 let Some(row) = rows.iter().find(|r| r.id == f.id) else {
                     continue;
                 };
+                let id = f.id;
                 let work = async {
-                    Ok(
-                        match finish_many(&ctx.pool, std::slice::from_ref(&f)).await? {
-                            w if w.is_empty() => not_ours(f.id),
-                            _ => outcome,
-                        },
-                    )
+                    Ok(if finish_one(&ctx.pool, f).await? {
+                        outcome
+                    } else {
+                        not_ours(id)
+                    })
                 };
                 out.push(guarded(ctx, row, work).await);
             }
