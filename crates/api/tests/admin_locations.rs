@@ -156,10 +156,15 @@ async fn list_filters_and_shape() {
     let page = get_ok(&app, &cookie, "/admin/api/locations?limit=1&offset=1").await;
     assert_eq!(page["items"].as_array().unwrap().len(), 1);
     assert_eq!(page["total"], 3);
+    // Status is case-insensitive equality (CONTRACT §11).
+    assert_eq!(
+        get_ok(&app, &cookie, "/admin/api/locations?status=DONE").await,
+        get_ok(&app, &cookie, "/admin/api/locations?status=done").await
+    );
 
     for bad in [
         "status=queued",
-        "status=DONE",
+        "status=don",
         "limit=abc",
         "offset=-1",
         &format!("country={}", "x".repeat(101)),
