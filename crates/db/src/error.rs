@@ -31,3 +31,16 @@ pub enum DbError {
     #[error(transparent)]
     Sqlx(#[from] sqlx::Error),
 }
+
+impl DbError {
+    /// Whether the failure is a deadlock or a serialization failure: the database rolled
+    /// the transaction back and the same transaction may simply be run again.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            DbError::Sqlx(sqlx::Error::Database(e)) => {
+                matches!(e.code().as_deref(), Some("40P01" | "40001"))
+            }
+            _ => false,
+        }
+    }
+}

@@ -279,11 +279,33 @@ async fn record(
     Ok(())
 }
 
+/// How many times a bulk action is run again after the database aborted it as a deadlock
+/// victim (it locks many rows that the workers are writing at the same time).
+const BULK_ATTEMPTS: u32 = 4;
+
 async fn run_bulk(
     state: &AppState,
     session: &AdminSession,
     action: Bulk,
 ) -> Result<Affected, ApiError> {
+    let mut attempt = 1;
+    loop {
+        match bulk_once(state, session, action).await {
+            Err(e) if e.is_retryable() && attempt < BULK_ATTEMPTS => {
+                tracing::warn!(attempt, error = %e, "bulk action aborted by the database; running it again");
+                attempt += 1;
+            }
+            Err(e) => return Err(e.into()),
+            Ok(affected) => return Ok(affected),
+        }
+    }
+}
+
+async fn bulk_once(
+    state: &AppState,
+    session: &AdminSession,
+    action: Bulk,
+) -> Result<Affected, bandmap_db::DbError> {
     let mut tx = state.pool.begin().await?;
     let moved = db::bulk_requeue(&mut tx, action).await?;
     let affected: u64 = moved.values().sum();

@@ -243,7 +243,7 @@ pub async fn bulk_requeue(
     let moved: Vec<(i64, String)> = sqlx::query_as(
         "WITH target AS (
              SELECT id, geocode_status AS was
-             FROM band_locations WHERE geocode_status = ANY($1) FOR UPDATE
+             FROM band_locations WHERE geocode_status = ANY($1) ORDER BY id FOR UPDATE
          )
          UPDATE band_locations l SET geocode_status = 'pending', attempts = 0, error = NULL,
              next_attempt_at = now(), claimed_at = NULL, step_order = l.parsed_step,
