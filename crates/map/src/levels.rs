@@ -133,9 +133,39 @@ pub fn aggregate_run(
     bbox: &crate::Bbox,
     out: &mut Vec<Agg>,
 ) {
+    aggregate_points(
+        points,
+        (start..end).map(|pos| sel.at(pos)),
+        level,
+        bbox,
+        out,
+    );
+}
+
+/// Like [`aggregate_run`] over the points `start..end` of the whole snapshot, keeping only
+/// those whose bit is set in `bits` (a filter not yet resolved into a list and levels).
+pub fn aggregate_masked(
+    points: &Points,
+    bits: &[u64],
+    (start, end): (usize, usize),
+    level: u32,
+    bbox: &crate::Bbox,
+    out: &mut Vec<Agg>,
+) {
+    let kept = (start..end).filter(|&i| (bits[i / 64] >> (i % 64)) & 1 == 1);
+    aggregate_points(points, kept, level, bbox, out);
+}
+
+/// Aggregates the points `idx` (ascending) that lie in `bbox` into cells of `level`.
+fn aggregate_points(
+    points: &Points,
+    idx: impl Iterator<Item = usize>,
+    level: u32,
+    bbox: &crate::Bbox,
+    out: &mut Vec<Agg>,
+) {
     let mut current: Option<Agg> = None;
-    for pos in start..end {
-        let i = sel.at(pos);
+    for i in idx {
         let (lon, lat) = (points.lon[i], points.lat[i]);
         if !bbox.contains(lon, lat) {
             continue;

@@ -7,6 +7,7 @@ pub mod bodies;
 pub mod filter;
 pub mod geojson;
 pub mod grid;
+pub mod groups;
 pub mod index;
 pub mod intern;
 pub mod levels;

@@ -155,8 +155,11 @@ impl Snapshot {
         let plan = plan(&q.bbox, q.zoom);
         let index: Option<std::sync::Arc<FilterIndex>> =
             (!q.filter.is_empty()).then(|| self.filter_index(&q.filter));
+        if let Some(result) = index.as_ref().and_then(|ix| self.query_masked(ix, q, plan)) {
+            return result;
+        }
         let sel = match &index {
-            Some(ix) => Selection::List(&ix.matched),
+            Some(ix) => Selection::List(ix.matched()),
             None => Selection::All(self.len()),
         };
         let level_of = |g: u32| -> &Level {
@@ -191,6 +194,42 @@ impl Snapshot {
             features,
             truncated: false,
         }
+    }
+
+    /// Answers a filtered query from the filter's point bitset and the unfiltered cells,
+    /// when the filter has no level for this query yet and scanning the view's points is
+    /// cheaper than building one: the view's cells hold at most twice the filter's
+    /// matches on its first query (a level costs a pass to list the matches and one to
+    /// aggregate them, the scan a bit test per point of the view), at most half of them
+    /// afterwards (a filter in use gets its levels, which answer repeated queries from
+    /// precomputed cells). Aggregates equal those of the level path (same points, same
+    /// ascending order). `None` = use the level path.
+    fn query_masked(&self, ix: &FilterIndex, q: &ClusterQuery, plan: Plan) -> Option<QueryResult> {
+        let first = ix.first_use();
+        if plan.individual {
+            return None;
+        }
+        let coarse = plan.level.min(PRE_LEVEL);
+        if ix.has_level(coarse) {
+            return None;
+        }
+        let cells = candidates(&self.levels[coarse as usize], coarse, &q.bbox);
+        let span: usize = cells.iter().map(|c| (c.end - c.start) as usize).sum();
+        let limit = if first { 2 * ix.count } else { ix.count / 2 };
+        if span > limit {
+            return None;
+        }
+        let mut aggs = Vec::new();
+        for cell in cells {
+            let run = (cell.start as usize, cell.end as usize);
+            levels::aggregate_masked(&self.points, &ix.bits, run, plan.level, &q.bbox, &mut aggs);
+        }
+        aggs.sort_unstable_by_key(|a| a.key);
+        Some(QueryResult {
+            plan,
+            features: aggs.iter().map(|a| to_feature(a, q.zoom)).collect(),
+            truncated: false,
+        })
     }
 
     fn individual(&self, sel: Selection<'_>, coarse: &Level, bbox: &Bbox) -> QueryResult {
@@ -272,4 +311,104 @@ fn candidates<'a>(level: &'a Level, g: u32, bbox: &Bbox) -> Vec<&'a Cell> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::PointRow;
+    use proptest::prelude::*;
+
+    fn rows(coords: &[(f64, f64, u8)]) -> Vec<PointRow> {
+        const GENRES: [&str; 3] = ["Black Metal", "Doom Metal", "Black/Doom Metal"];
+        coords
+            .iter()
+            .enumerate()
+            .map(|(i, &(lon, lat, g))| PointRow {
+                location_id: i as i64 + 1,
+                // Two points per band, so a band's points are far apart in Morton order.
+                ma_id: i as i64 / 2 + 1,
+                lon,
+                lat,
+                step_order: (i % 2) as i32,
+                step_label: None,
+                location_raw: format!("place {i}"),
+                name: format!("band {}", i / 2),
+                genre: Some(GENRES[usize::from(g) % 3].to_string()),
+                country: Some("Norway".into()),
+                country_code: Some("NO".into()),
+                status: Some("Active".into()),
+                formed_year: Some(1990 + (i % 20) as i32),
+            })
+            .collect()
+    }
+
+    proptest! {
+        /// A new filter answered from its bitset (small view, no level yet) gives the same
+        /// answer as the same query once the filter's levels exist.
+        #[test]
+        fn masked_answers_equal_level_answers(
+            coords in proptest::collection::vec((-10.0f64..30.0, 35.0f64..70.0, 0u8..3), 2..400),
+            centre in (-10.0f64..30.0, 35.0f64..70.0),
+            zoom in 6u8..14,
+        ) {
+            let snap = Snapshot::build(1, rows(&coords));
+            let filter = Filter::new(Some("doom"), None, None, Some(1995), None);
+            let half = 40.0 / f64::from(1u32 << (zoom - 4));
+            let small = ClusterQuery {
+                bbox: Bbox {
+                    min_lon: centre.0 - half,
+                    min_lat: centre.1 - half / 2.0,
+                    max_lon: centre.0 + half,
+                    max_lat: centre.1 + half / 2.0,
+                },
+                zoom,
+                filter: filter.clone(),
+            };
+            let first = snap.query(&small);
+            // Build every level of the filter, then ask again.
+            let ix = snap.filter_index(&filter);
+            for g in 0..=PRE_LEVEL {
+                ix.level(&snap, g);
+            }
+            prop_assert_eq!(snap.query(&small), first);
+        }
+    }
+
+    #[test]
+    fn a_small_view_of_a_new_filter_builds_no_level() {
+        let coords: Vec<(f64, f64, u8)> = (0..200)
+            .map(|i| {
+                (
+                    f64::from(i % 20) * 0.5,
+                    45.0 + f64::from(i / 20) * 0.5,
+                    (i % 3) as u8,
+                )
+            })
+            .collect();
+        let snap = Snapshot::build(1, rows(&coords));
+        let filter = Filter::new(Some("black"), None, None, None, None);
+        let q = ClusterQuery {
+            bbox: Bbox {
+                min_lon: 0.0,
+                min_lat: 45.0,
+                max_lon: 1.0,
+                max_lat: 46.0,
+            },
+            zoom: 10,
+            filter: filter.clone(),
+        };
+        let answer = snap.query(&q);
+        assert!(!answer.features.is_empty());
+        let ix = snap.filter_index(&filter);
+        assert!((0..=PRE_LEVEL).all(|g| !ix.has_level(g)));
+        // The whole view needs the level path, which builds the level.
+        let world = ClusterQuery {
+            bbox: Bbox::WORLD,
+            zoom: 3,
+            filter,
+        };
+        snap.query(&world);
+        assert!(ix.has_level(plan(&Bbox::WORLD, 3).level));
+    }
 }

@@ -4,6 +4,7 @@
 
 use crate::filter::FilterCache;
 use crate::grid;
+use crate::groups::Groups;
 use crate::intern::{Interner, NONE, TextArena};
 use crate::levels::{self, Level};
 use std::hash::{Hash, Hasher};
@@ -75,8 +76,36 @@ pub struct Bands {
     pub status: Vec<u32>,
     /// Formation year.
     pub formed_year: Vec<Option<i32>>,
-    /// Number of points of the band (sizes a filter's point list exactly).
-    pub point_count: Vec<u32>,
+}
+
+impl Bands {
+    /// The same bands renumbered so that bands of one genre are contiguous (`point_band`
+    /// is rewritten to the new numbers). A genre filter then reads the band columns and
+    /// the per-band point lists as a few sequential runs instead of one cache miss per
+    /// band in each column (profiled: those misses were most of a new filter's cost).
+    fn grouped_by_genre(self, point_band: &mut [u32]) -> Bands {
+        let mut order: Vec<u32> = (0..self.ma_id.len() as u32).collect();
+        order.sort_by_key(|&j| self.genre[j as usize]);
+        let mut new_of = vec![0u32; order.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_of[old as usize] = new as u32;
+        }
+        for b in point_band.iter_mut() {
+            *b = new_of[*b as usize];
+        }
+        fn permute<T: Copy>(column: &[T], order: &[u32]) -> Vec<T> {
+            order.iter().map(|&old| column[old as usize]).collect()
+        }
+        Bands {
+            ma_id: permute(&self.ma_id, &order),
+            name: permute(&self.name, &order),
+            genre: permute(&self.genre, &order),
+            country: permute(&self.country, &order),
+            country_code: permute(&self.country_code, &order),
+            status: permute(&self.status, &order),
+            formed_year: permute(&self.formed_year, &order),
+        }
+    }
 }
 
 /// Point columns, sorted by (Morton code, location id).
@@ -121,6 +150,10 @@ pub struct Snapshot {
     pub strings: Interner,
     /// Long strings (names, raw locations).
     pub texts: TextArena,
+    /// The points of each band (ascending point indexes).
+    pub band_points: Groups,
+    /// The bands of each interned genre string (bands without a genre are in none).
+    pub genre_bands: Groups,
     /// Unfiltered cluster levels `0..=PRE_LEVEL`.
     pub levels: Vec<Level>,
     /// Filter indexes, most recently used kept.
@@ -164,10 +197,8 @@ impl Snapshot {
                     .push(strings.intern_opt(r.country_code.as_deref()));
                 bands.status.push(strings.intern_opt(r.status.as_deref()));
                 bands.formed_year.push(r.formed_year);
-                bands.point_count.push(0);
                 idx
             });
-            bands.point_count[band as usize] += 1;
             points.lon.push(r.lon);
             points.lat.push(r.lat);
             points.morton.push(m);
@@ -180,6 +211,15 @@ impl Snapshot {
             points.location_raw.push(texts.push(&r.location_raw));
         }
         drop(rows);
+        let bands = bands.grouped_by_genre(&mut points.band);
+        let band_points = Groups::build(
+            bands.ma_id.len(),
+            points.band.iter().enumerate().map(|(i, &b)| (b, i as u32)),
+        );
+        let genre_bands = Groups::build(
+            strings.len(),
+            bands.genre.iter().enumerate().map(|(j, &g)| (g, j as u32)),
+        );
         let all = levels::Selection::All(points.lon.len());
         let levels = (0..=levels::PRE_LEVEL)
             .map(|g| levels::build_level(&points, all, g))
@@ -192,6 +232,8 @@ impl Snapshot {
             bands,
             strings,
             texts,
+            band_points,
+            genre_bands,
             levels,
             filters: FilterCache::new(crate::filter::CACHE_CAPACITY),
             bodies: Default::default(),
@@ -222,12 +264,14 @@ impl Snapshot {
     pub fn approx_bytes(&self) -> usize {
         let p = &self.points;
         let per_point = 8 + 8 + 8 + 4 + 8 + 4 + 4 + 4;
-        let per_band = 8 + 4 * 6 + 8;
+        let per_band = 8 + 4 * 5 + 8;
         let cells: usize = self.levels.iter().map(|l| l.cells.len()).sum();
         p.lon.len() * per_point
             + self.bands.ma_id.len() * per_band
             + self.texts.bytes()
             + self.strings.bytes()
+            + self.band_points.bytes()
+            + self.genre_bands.bytes()
             + cells * std::mem::size_of::<levels::Cell>()
     }
 }
