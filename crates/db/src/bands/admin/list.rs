@@ -1,6 +1,8 @@
 //! The filtered, sorted, paged band list of `GET /admin/api/bands`. The WHERE clause holds
 //! only the active filters (built with `QueryBuilder`, every value bound), because a static
 //! query with `$n IS NULL OR …` guards keeps the planner from using the trigram indexes.
+//! Text patterns match the lower-case `search_*` copies with `LIKE lower(pattern)` (the
+//! same rows as `ILIKE`, without lower-casing every row; migration 018).
 
 use crate::Result;
 use chrono::{DateTime, Utc};
@@ -164,14 +166,14 @@ fn push_where(qb: &mut QueryBuilder<Postgres>, f: &BandFilter) {
     match (&f.name_pattern, f.ma_id) {
         (Some(p), Some(id)) => {
             and(qb);
-            qb.push("(name ILIKE ").push_bind(p.clone());
-            qb.push(" ESCAPE '\\' OR ma_id = ").push_bind(id).push(")");
+            qb.push("(search_name LIKE lower(").push_bind(p.clone());
+            qb.push(") ESCAPE '\\' OR ma_id = ").push_bind(id).push(")");
         }
         (Some(p), None) => {
             and(qb);
-            qb.push("name ILIKE ")
+            qb.push("search_name LIKE lower(")
                 .push_bind(p.clone())
-                .push(" ESCAPE '\\'");
+                .push(") ESCAPE '\\'");
         }
         (None, Some(id)) => {
             and(qb);
@@ -180,14 +182,14 @@ fn push_where(qb: &mut QueryBuilder<Postgres>, f: &BandFilter) {
         (None, None) => {}
     }
     for (column, pattern) in [
-        ("location_text", &f.location_pattern),
-        ("themes", &f.themes_pattern),
-        ("genre", &f.genre_pattern),
+        ("search_location", &f.location_pattern),
+        ("search_themes", &f.themes_pattern),
+        ("search_genre", &f.genre_pattern),
     ] {
         if let Some(p) = pattern {
             and(qb);
-            qb.push(column).push(" ILIKE ").push_bind(p.clone());
-            qb.push(" ESCAPE '\\'");
+            qb.push(column).push(" LIKE lower(").push_bind(p.clone());
+            qb.push(") ESCAPE '\\'");
         }
     }
     if let Some(c) = &f.country {
@@ -225,34 +227,42 @@ fn push_where(qb: &mut QueryBuilder<Postgres>, f: &BandFilter) {
     }
 }
 
-/// How the page is fetched once the total is known.
+/// How the page and the total are fetched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PagePlan {
-    /// Walk the sort order and filter (fast when matches are dense).
+    /// Walk the sort order and filter (fast when matches are dense); the exact count runs
+    /// at the same time on a second connection.
     Ordered,
-    /// Collect every match first (through the trigram / partial indexes), then sort: the
-    /// planner would otherwise walk the name index and filter, which is slow when the
-    /// matches sit late in the sort order (e.g. every name starting with "Storm").
+    /// Collect every match once (through the trigram / partial indexes), count them and
+    /// sort them, in one query: the planner would otherwise walk the name index and
+    /// filter, which is slow when the matches sit late in the sort order (e.g. every name
+    /// starting with "Storm"), and a separate count would visit the same rows again.
     Collect,
 }
 
-/// Largest result collected and sorted rather than walked in sort order.
+/// Largest estimated result collected and sorted rather than walked in sort order.
 pub const COLLECT_MAX_ROWS: i64 = 20_000;
 
+impl BandFilter {
+    /// Whether any filter is active.
+    fn is_filtered(&self) -> bool {
+        self.name_pattern.is_some()
+            || self.ma_id.is_some()
+            || self.location_pattern.is_some()
+            || self.themes_pattern.is_some()
+            || self.genre_pattern.is_some()
+            || self.country.is_some()
+            || self.status.is_some()
+            || self.has_lat.is_some()
+            || self.has_location.is_some()
+            || self.has_conflict.is_some()
+    }
+}
+
 impl PagePlan {
-    /// The plan for a filter matching `total` rows.
-    pub fn for_total(f: &BandFilter, total: i64) -> PagePlan {
-        let filtered = f.name_pattern.is_some()
-            || f.ma_id.is_some()
-            || f.location_pattern.is_some()
-            || f.themes_pattern.is_some()
-            || f.genre_pattern.is_some()
-            || f.country.is_some()
-            || f.status.is_some()
-            || f.has_lat.is_some()
-            || f.has_location.is_some()
-            || f.has_conflict.is_some();
-        if filtered && total <= COLLECT_MAX_ROWS {
+    /// The plan for a filter the planner expects to match `estimate` rows.
+    pub fn for_estimate(f: &BandFilter, estimate: i64) -> PagePlan {
+        if f.is_filtered() && estimate <= COLLECT_MAX_ROWS {
             PagePlan::Collect
         } else {
             PagePlan::Ordered
@@ -265,6 +275,7 @@ pub fn page_query(f: &BandFilter, plan: PagePlan) -> QueryBuilder<Postgres> {
     page_query_with_prefix("", f, plan)
 }
 
+/// The page; with [`PagePlan::Collect`] each row also carries the total (`total`).
 fn page_query_with_prefix(prefix: &str, f: &BandFilter, plan: PagePlan) -> QueryBuilder<Postgres> {
     let mut qb = QueryBuilder::new(prefix);
     if plan == PagePlan::Collect {
@@ -273,7 +284,7 @@ fn page_query_with_prefix(prefix: &str, f: &BandFilter, plan: PagePlan) -> Query
     qb.push(SELECT_ITEMS);
     push_where(&mut qb, f);
     if plan == PagePlan::Collect {
-        qb.push(") SELECT * FROM m");
+        qb.push(") SELECT *, (SELECT count(*) FROM m) AS total FROM m");
     }
     qb.push(" ORDER BY ").push(f.sort.order_by());
     qb.push(" LIMIT ").push_bind(f.limit);
@@ -292,40 +303,93 @@ fn count_query_with_prefix(prefix: &str, f: &BandFilter) -> QueryBuilder<Postgre
     qb
 }
 
-/// `EXPLAIN (ANALYZE)` of the count query and of the page query as [`list_bands`] would
-/// run it (benchmark and docs: shows which indexes the planner picks).
+/// The planner's estimate of the rows matching the filters (planning only, nothing read).
+async fn estimate(pool: &PgPool, f: &BandFilter) -> Result<i64> {
+    let mut qb = QueryBuilder::new("EXPLAIN (FORMAT JSON) SELECT 1 FROM bands");
+    push_where(&mut qb, f);
+    let plan: serde_json::Value = qb.build_query_scalar().fetch_one(pool).await?;
+    let rows = plan[0]["Plan"]["Plan Rows"].as_f64().unwrap_or(f64::MAX);
+    Ok(rows.min(i64::MAX as f64) as i64)
+}
+
+/// The page plan [`list_bands`] picks for `f`.
+pub async fn choose_plan(pool: &PgPool, f: &BandFilter) -> Result<PagePlan> {
+    if !f.is_filtered() {
+        return Ok(PagePlan::Ordered);
+    }
+    Ok(PagePlan::for_estimate(f, estimate(pool, f).await?))
+}
+
+/// `EXPLAIN (ANALYZE)` of the page query and of the count query as [`list_bands`] would
+/// run them (benchmark and docs: shows which indexes the planner picks). With
+/// [`PagePlan::Collect`] the count is part of the page query and the second list is empty.
 pub async fn explain(pool: &PgPool, f: &BandFilter) -> Result<(Vec<String>, Vec<String>)> {
     const PREFIX: &str = "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) ";
-    let total = count_query(f)
-        .build_query_scalar::<i64>()
-        .fetch_one(pool)
-        .await?;
-    let page = page_query_with_prefix(PREFIX, f, PagePlan::for_total(f, total))
+    let plan = choose_plan(pool, f).await?;
+    let page = page_query_with_prefix(PREFIX, f, plan)
         .build_query_scalar::<String>()
         .fetch_all(pool)
         .await?;
-    let count = count_query_with_prefix(PREFIX, f)
-        .build_query_scalar::<String>()
-        .fetch_all(pool)
-        .await?;
+    let count = match plan {
+        PagePlan::Collect => Vec::new(),
+        PagePlan::Ordered => {
+            count_query_with_prefix(PREFIX, f)
+                .build_query_scalar::<String>()
+                .fetch_all(pool)
+                .await?
+        }
+    };
     Ok((page, count))
 }
 
-/// One page of bands and the total matching the filters. The count runs first: it picks
-/// the page plan, and an empty result or a page past the end needs no second query.
-pub async fn list_bands(pool: &PgPool, f: &BandFilter) -> Result<(Vec<BandListItem>, i64)> {
-    let total = count_query(f)
+/// A page row of the collect plan: the item and the total.
+#[derive(sqlx::FromRow)]
+struct CollectedRow {
+    #[sqlx(flatten)]
+    item: BandListItem,
+    total: i64,
+}
+
+async fn count(pool: &PgPool, f: &BandFilter) -> Result<i64> {
+    Ok(count_query(f)
         .build_query_scalar::<i64>()
         .fetch_one(pool)
-        .await?;
-    if total == 0 || f.offset >= total || f.limit == 0 {
-        return Ok((Vec::new(), total));
+        .await?)
+}
+
+/// One page of bands and the total matching the filters. The planner's estimate picks the
+/// plan: a selective filter collects, counts and sorts its matches in one query; a broad
+/// one (or none) walks the sort order while the count runs beside it on another
+/// connection.
+pub async fn list_bands(pool: &PgPool, f: &BandFilter) -> Result<(Vec<BandListItem>, i64)> {
+    if f.limit == 0 {
+        return Ok((Vec::new(), count(pool, f).await?));
     }
-    let items = page_query(f, PagePlan::for_total(f, total))
-        .build_query_as::<BandListItem>()
-        .fetch_all(pool)
-        .await?;
-    Ok((items, total))
+    match choose_plan(pool, f).await? {
+        PagePlan::Collect => {
+            let rows: Vec<CollectedRow> = page_query(f, PagePlan::Collect)
+                .build_query_as()
+                .fetch_all(pool)
+                .await?;
+            // No row: nothing matches, or the page starts past the end.
+            let total = match rows.first() {
+                Some(r) => r.total,
+                None => count(pool, f).await?,
+            };
+            Ok((rows.into_iter().map(|r| r.item).collect(), total))
+        }
+        PagePlan::Ordered => {
+            let page = async {
+                page_query(f, PagePlan::Ordered)
+                    .build_query_as::<BandListItem>()
+                    .fetch_all(pool)
+                    .await
+                    .map_err(crate::DbError::from)
+            };
+            let (items, total) = tokio::try_join!(page, count(pool, f))?;
+            Ok((items, total))
+        }
+    }
 }
 
 #[cfg(test)]
@@ -358,14 +422,14 @@ mod tests {
             .into_sql()
             .as_str()
             .to_string();
-        assert!(sql.contains("genre ILIKE $1"), "{sql}");
+        assert!(sql.contains("search_genre LIKE lower($1)"), "{sql}");
         assert!(sql.contains("crawler_pending <> '{}'::jsonb"), "{sql}");
-        assert!(!sql.contains("name ILIKE"), "{sql}");
-        assert!(!sql.contains("location_text ILIKE"), "{sql}");
-        assert_eq!(PagePlan::for_total(&f, 100), PagePlan::Collect);
-        assert_eq!(PagePlan::for_total(&f, 100_000), PagePlan::Ordered);
+        assert!(!sql.contains("search_name"), "{sql}");
+        assert!(!sql.contains("search_location"), "{sql}");
+        assert_eq!(PagePlan::for_estimate(&f, 100), PagePlan::Collect);
+        assert_eq!(PagePlan::for_estimate(&f, 100_000), PagePlan::Ordered);
         let all = BandFilter::default();
-        assert_eq!(PagePlan::for_total(&all, 10), PagePlan::Ordered);
+        assert_eq!(PagePlan::for_estimate(&all, 10), PagePlan::Ordered);
         let collect = page_query(&f, PagePlan::Collect)
             .into_sql()
             .as_str()
