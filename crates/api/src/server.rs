@@ -65,7 +65,8 @@ pub fn build_router(state: AppState) -> Router {
     let (api, mut doc) = api_routes(&state);
     doc.info.version = env!("CARGO_PKG_VERSION").to_string();
     let doc_json = serde_json::to_value(&doc).unwrap_or_default();
-    let files = WebFiles::new(state.config.server.web_dir.clone());
+    let files = WebFiles::new(state.config.server.web_dir.clone())
+        .with_tile_url(&state.config.server.map_tile_url);
     api.route(
         "/api/openapi.json",
         get(move || {

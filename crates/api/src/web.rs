@@ -20,10 +20,11 @@ use std::sync::Arc;
 #[exclude = "**/node_modules/**"]
 struct Assets;
 
-/// Where files come from.
+/// Where files come from, and the tile URL written into the map page.
 #[derive(Clone, Debug)]
 pub struct WebFiles {
     dir: Option<Arc<PathBuf>>,
+    tile_url: Option<Arc<str>>,
 }
 
 impl WebFiles {
@@ -31,7 +32,15 @@ impl WebFiles {
     pub fn new(dir: Option<PathBuf>) -> Self {
         Self {
             dir: dir.map(Arc::new),
+            tile_url: None,
         }
+    }
+
+    /// Serves the map page with this tile URL template (`MAP_TILE_URL`) in its
+    /// `bandmap-tiles` meta tag.
+    pub fn with_tile_url(mut self, url: &str) -> Self {
+        self.tile_url = Some(Arc::from(url));
+        self
     }
 
     fn read(&self, path: &str) -> Option<Vec<u8>> {
@@ -65,7 +74,44 @@ pub fn router(files: WebFiles) -> Router {
 }
 
 async fn map_index(State(files): State<WebFiles>) -> Response {
-    file_response(&files, "map/index.html")
+    let Some(url) = files.tile_url.clone() else {
+        return file_response(&files, "map/index.html");
+    };
+    match files.read("map/index.html") {
+        Some(page) => html_response(with_tile_url(&String::from_utf8_lossy(&page), &url)),
+        None => crate::error::plain(StatusCode::NOT_FOUND, "not_found", "no such file"),
+    }
+}
+
+/// Marker of the tile URL in the map page: the value follows up to the next quote.
+const TILE_META: &str = r#"<meta name="bandmap-tiles" content=""#;
+
+/// The page with the tile meta tag's value replaced by `url` (HTML-escaped); a page
+/// without the tag is returned as it is.
+fn with_tile_url(page: &str, url: &str) -> String {
+    let Some(start) = page.find(TILE_META).map(|i| i + TILE_META.len()) else {
+        return page.to_string();
+    };
+    let Some(len) = page[start..].find('"') else {
+        return page.to_string();
+    };
+    let escaped = url
+        .replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    format!("{}{escaped}{}", &page[..start], &page[start + len..])
+}
+
+fn html_response(page: String) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8".to_string()),
+            (header::CACHE_CONTROL, "no-cache".to_string()),
+        ],
+        Body::from(page),
+    )
+        .into_response()
 }
 
 async fn admin_index(State(files): State<WebFiles>) -> Response {
@@ -108,5 +154,21 @@ fn file_response(files: &WebFiles, path: &str) -> Response {
                 .into_response()
         }
         None => crate::error::plain(StatusCode::NOT_FOUND, "not_found", "no such file"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tile_url_replaces_the_meta_value_escaped() {
+        let page =
+            r#"<head><meta name="bandmap-tiles" content="https://a/{z}/{x}/{y}.png"></head>"#;
+        assert_eq!(
+            with_tile_url(page, "https://t.example/{z}/{x}/{y}.png?k=1&s=\"x\""),
+            r#"<head><meta name="bandmap-tiles" content="https://t.example/{z}/{x}/{y}.png?k=1&amp;s=&quot;x&quot;"></head>"#
+        );
+        assert_eq!(with_tile_url("<p>no tag</p>", "none"), "<p>no tag</p>");
     }
 }

@@ -155,3 +155,29 @@ async fn body_rejections_keep_their_own_4xx() {
         .unwrap();
     assert_eq!(r.status(), 400);
 }
+
+#[tokio::test]
+async fn the_map_page_carries_the_configured_tile_url() {
+    let app = bandmap_test_support::spawn_app_with(&[("MAP_TILE_URL", "none")], None).await;
+    let page = app
+        .client
+        .get(app.url("/"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains(r#"<meta name="bandmap-tiles" content="none">"#),
+        "{page}"
+    );
+    let app = spawn_app().await;
+    let page = app.client.get(app.url("/")).send().await.unwrap();
+    let page = page.text().await.unwrap();
+    let default = format!(
+        r#"<meta name="bandmap-tiles" content="{}">"#,
+        bandmap_config::DEFAULT_TILE_URL
+    );
+    assert!(page.contains(&default), "{page}");
+}

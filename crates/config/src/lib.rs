@@ -10,7 +10,7 @@ mod vars;
 
 pub use error::ConfigError;
 pub use sections::*;
-pub use vars::{VARIABLES, Variable};
+pub use vars::{DEFAULT_TILE_URL, VARIABLES, Variable};
 
 use std::collections::HashMap;
 

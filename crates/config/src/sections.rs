@@ -2,6 +2,7 @@
 
 use crate::ConfigError;
 use crate::parse::Reader;
+use crate::vars::DEFAULT_TILE_URL;
 use secrecy::SecretString;
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -43,6 +44,8 @@ pub struct ServerConfig {
     pub trust_proxy: bool,
     /// Serve the front end from this folder instead of the copy embedded in the binary.
     pub web_dir: Option<PathBuf>,
+    /// Tile URL template of the public map (`{z}`, `{x}`, `{y}`), or `none`.
+    pub map_tile_url: String,
     /// Bearer token of the import endpoint; unset means the endpoint refuses everyone.
     pub import_token: Option<SecretString>,
 }
@@ -203,8 +206,40 @@ fn server(r: &Reader<'_>) -> Result<ServerConfig, ConfigError> {
         bind_addr: r.socket_addr("BIND_ADDR", "127.0.0.1:8080")?,
         trust_proxy: r.boolean("TRUST_PROXY", true)?,
         web_dir: r.optional("WEB_DIR").map(PathBuf::from),
+        map_tile_url: tile_url(r)?,
         import_token: secret(r, "BANDMAP_IMPORT_TOKEN"),
     })
+}
+
+/// `MAP_TILE_URL`: `none`, or an http(s) URL or same-origin path holding `{z}`, `{x}` and
+/// `{y}` (the map page accepts nothing else).
+fn tile_url(r: &Reader<'_>) -> Result<String, ConfigError> {
+    const VAR: &str = "MAP_TILE_URL";
+    let value = r.string(VAR, DEFAULT_TILE_URL);
+    if value == "none" {
+        return Ok(value);
+    }
+    let placeholders = ["{z}", "{x}", "{y}"];
+    if let Some(missing) = placeholders.iter().find(|p| !value.contains(**p)) {
+        return Err(r.fail(VAR, &value, &format!("a tile URL template needs {missing}")));
+    }
+    let sample = placeholders
+        .iter()
+        .fold(value.replace("{s}", "a"), |v, p| v.replace(p, "0"));
+    // A same-origin path (`/tiles/{z}/{x}/{y}.png`) is checked as if on this host.
+    let sample = if sample.starts_with('/') && !sample.starts_with("//") {
+        format!("http://localhost{sample}")
+    } else {
+        sample
+    };
+    match url::Url::parse(&sample) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") => Ok(value),
+        _ => Err(r.fail(
+            VAR,
+            &value,
+            "an http(s) URL template, a /path template or `none`",
+        )),
+    }
 }
 
 fn upstream(r: &Reader<'_>) -> Result<UpstreamConfig, ConfigError> {

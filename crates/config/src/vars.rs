@@ -19,6 +19,9 @@ const fn var(name: &'static str, default: &'static str, meaning: &'static str) -
     }
 }
 
+/// Default tile URL template of the public map (OpenStreetMap's standard raster tiles).
+pub const DEFAULT_TILE_URL: &str = "https://tile.openstreetmap.org/{z}/{x}/{y}.png";
+
 /// Every variable the service reads (CONTRACT §2 plus a few operational knobs).
 pub const VARIABLES: &[Variable] = &[
     var(
@@ -157,6 +160,11 @@ pub const VARIABLES: &[Variable] = &[
         "HEARTBEAT_INTERVAL_SECS",
         "3600",
         "period of service_health heartbeats",
+    ),
+    var(
+        "MAP_TILE_URL",
+        DEFAULT_TILE_URL,
+        "tile URL template of the public map ({z}, {x}, {y}; `none`: points without a basemap)",
     ),
     var(
         "WEB_DIR",

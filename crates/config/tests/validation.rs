@@ -137,3 +137,32 @@ fn every_variable_is_documented() {
         );
     }
 }
+
+#[test]
+fn the_map_tile_url_is_a_template_a_path_or_none() {
+    let url = |v: &str| with(&[("MAP_TILE_URL", v)]).map(|c| c.server.map_tile_url);
+    assert_eq!(
+        with(&[]).unwrap().server.map_tile_url,
+        bandmap_config::DEFAULT_TILE_URL
+    );
+    for ok in [
+        "none",
+        "https://{s}.tile.example.org/{z}/{x}/{y}.png",
+        "/tiles/{z}/{x}/{y}.png",
+    ] {
+        assert_eq!(url(ok).unwrap(), ok);
+    }
+    for bad in [
+        "https://tile.example.org/{z}/{x}.png",
+        "ftp://tile.example.org/{z}/{x}/{y}.png",
+        "javascript:alert(1)//{z}{x}{y}",
+        "//tile.example.org/{z}/{x}/{y}.png",
+        "tiles/{z}/{x}/{y}.png",
+    ] {
+        assert_eq!(
+            failing_var(&[("MAP_TILE_URL", bad)]),
+            "MAP_TILE_URL",
+            "{bad}"
+        );
+    }
+}
