@@ -238,6 +238,33 @@ async fn paging_keeps_the_total_and_clamps_the_limit() {
     assert_eq!(body["limit"], 500);
     assert_eq!(body["total"], 6);
     assert_eq!(body["items"], json!([]));
+    // A selective filter (counted inside its page query): a page past the end still
+    // reports the total, and a filter matching nothing reports 0.
+    let (_, all) = get(&app, &cookie, "/admin/api/bands?has_conflict=false").await;
+    let matching = all["total"].as_i64().unwrap();
+    assert!(matching > 1, "{all}");
+    let (_, body) = get(
+        &app,
+        &cookie,
+        &format!("/admin/api/bands?has_conflict=false&offset={matching}"),
+    )
+    .await;
+    assert_eq!(body["total"], matching);
+    assert_eq!(body["items"], json!([]));
+    let (_, body) = get(
+        &app,
+        &cookie,
+        &format!(
+            "/admin/api/bands?has_conflict=false&limit=1&offset={}",
+            matching - 1
+        ),
+    )
+    .await;
+    assert_eq!(body["total"], matching);
+    assert_eq!(body["items"].as_array().unwrap().len(), 1);
+    let (_, body) = get(&app, &cookie, "/admin/api/bands?q=no-such-band-anywhere").await;
+    assert_eq!(body["total"], 0);
+    assert_eq!(body["items"], json!([]));
 }
 
 #[tokio::test]

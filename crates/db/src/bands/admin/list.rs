@@ -1,8 +1,6 @@
 //! The filtered, sorted, paged band list of `GET /admin/api/bands`. The WHERE clause holds
 //! only the active filters (built with `QueryBuilder`, every value bound), because a static
 //! query with `$n IS NULL OR …` guards keeps the planner from using the trigram indexes.
-//! Text patterns match the lower-case `search_*` copies with `LIKE lower(pattern)` (the
-//! same rows as `ILIKE`, without lower-casing every row; migration 018).
 
 use crate::Result;
 use chrono::{DateTime, Utc};
@@ -166,14 +164,14 @@ fn push_where(qb: &mut QueryBuilder<Postgres>, f: &BandFilter) {
     match (&f.name_pattern, f.ma_id) {
         (Some(p), Some(id)) => {
             and(qb);
-            qb.push("(search_name LIKE lower(").push_bind(p.clone());
-            qb.push(") ESCAPE '\\' OR ma_id = ").push_bind(id).push(")");
+            qb.push("(name ILIKE ").push_bind(p.clone());
+            qb.push(" ESCAPE '\\' OR ma_id = ").push_bind(id).push(")");
         }
         (Some(p), None) => {
             and(qb);
-            qb.push("search_name LIKE lower(")
+            qb.push("name ILIKE ")
                 .push_bind(p.clone())
-                .push(") ESCAPE '\\'");
+                .push(" ESCAPE '\\'");
         }
         (None, Some(id)) => {
             and(qb);
@@ -182,14 +180,14 @@ fn push_where(qb: &mut QueryBuilder<Postgres>, f: &BandFilter) {
         (None, None) => {}
     }
     for (column, pattern) in [
-        ("search_location", &f.location_pattern),
-        ("search_themes", &f.themes_pattern),
-        ("search_genre", &f.genre_pattern),
+        ("location_text", &f.location_pattern),
+        ("themes", &f.themes_pattern),
+        ("genre", &f.genre_pattern),
     ] {
         if let Some(p) = pattern {
             and(qb);
-            qb.push(column).push(" LIKE lower(").push_bind(p.clone());
-            qb.push(") ESCAPE '\\'");
+            qb.push(column).push(" ILIKE ").push_bind(p.clone());
+            qb.push(" ESCAPE '\\'");
         }
     }
     if let Some(c) = &f.country {
@@ -371,9 +369,11 @@ pub async fn list_bands(pool: &PgPool, f: &BandFilter) -> Result<(Vec<BandListIt
                 .build_query_as()
                 .fetch_all(pool)
                 .await?;
-            // No row: nothing matches, or the page starts past the end.
+            // No row: nothing matches (total 0 when the page starts at 0), or the page
+            // starts past the end (then the total needs its own count).
             let total = match rows.first() {
                 Some(r) => r.total,
+                None if f.offset == 0 => 0,
                 None => count(pool, f).await?,
             };
             Ok((rows.into_iter().map(|r| r.item).collect(), total))
@@ -422,10 +422,10 @@ mod tests {
             .into_sql()
             .as_str()
             .to_string();
-        assert!(sql.contains("search_genre LIKE lower($1)"), "{sql}");
+        assert!(sql.contains("genre ILIKE $1"), "{sql}");
         assert!(sql.contains("crawler_pending <> '{}'::jsonb"), "{sql}");
-        assert!(!sql.contains("search_name"), "{sql}");
-        assert!(!sql.contains("search_location"), "{sql}");
+        assert!(!sql.contains("name ILIKE"), "{sql}");
+        assert!(!sql.contains("location_text ILIKE"), "{sql}");
         assert_eq!(PagePlan::for_estimate(&f, 100), PagePlan::Collect);
         assert_eq!(PagePlan::for_estimate(&f, 100_000), PagePlan::Ordered);
         let all = BandFilter::default();
