@@ -314,6 +314,15 @@ async fn the_loop_scans_again_when_the_automatic_interval_has_passed() {
         "SELECT EXISTS (SELECT 1 FROM band_locations WHERE ma_id = 2)",
     )
     .await;
+    // Each band's rows commit on their own, before the run records its end: wait for the
+    // scan that created the row to finish, or `stop` may interrupt it first.
+    eventually(
+        p,
+        "SELECT EXISTS (SELECT 1 FROM crawl_run WHERE type = 'geocoder_enqueue'
+                        AND trigger_id IS NULL AND status = 'success'
+                        AND (stats->>'created')::int = 1)",
+    )
+    .await;
     stop(fire, daemon).await;
 
     let (automatic, manual) = runs_by_origin(p).await;
