@@ -280,8 +280,15 @@ async fn record(
 }
 
 /// How many times a bulk action is run again after the database aborted it as a deadlock
-/// victim (it locks many rows that the workers are writing at the same time).
-const BULK_ATTEMPTS: u32 = 4;
+/// victim (it locks many rows that the workers are writing at the same time; a crawler
+/// write locks a band before its locations, the opposite order, so not every cycle can be
+/// avoided by lock order).
+const BULK_ATTEMPTS: u32 = 8;
+
+/// Pause before attempt `n + 1`: grows with `n`, so the workers' transactions can finish.
+fn bulk_backoff(n: u32) -> std::time::Duration {
+    std::time::Duration::from_millis(25 * u64::from(n))
+}
 
 async fn run_bulk(
     state: &AppState,
@@ -293,6 +300,7 @@ async fn run_bulk(
         match bulk_once(state, session, action).await {
             Err(e) if e.is_retryable() && attempt < BULK_ATTEMPTS => {
                 tracing::warn!(attempt, error = %e, "bulk action aborted by the database; running it again");
+                tokio::time::sleep(bulk_backoff(attempt)).await;
                 attempt += 1;
             }
             Err(e) => return Err(e.into()),

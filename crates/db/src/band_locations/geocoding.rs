@@ -189,6 +189,14 @@ pub async fn finish_batch(conn: &mut PgConnection, rows: &[Finished]) -> Result<
         .map(|r| r.fields.granularity.as_deref())
         .collect();
     let queries: Vec<Option<&str>> = rows.iter().map(|r| r.fields.query.as_deref()).collect();
+    // Lock the rows in id order first, the order the admin bulk actions lock in: the
+    // UPDATE below may lock them in any order (claim order, or the join's), and two
+    // transactions locking shared rows in opposite orders deadlock (schemathesis hit it:
+    // `reset-all` beside a running batch).
+    sqlx::query("SELECT 1 FROM band_locations WHERE id = ANY($1) ORDER BY id FOR UPDATE")
+        .bind(&ids)
+        .execute(&mut *conn)
+        .await?;
     Ok(sqlx::query_as(
         "UPDATE band_locations b SET
              geocode_status = f.status, lat = f.lat, lon = f.lon, provider = f.provider,
