@@ -65,8 +65,8 @@ impl Filter {
     /// whole point→band column for every filter (~3.4 MB at 150,000 points): memory-bound,
     /// about 1.3 ms on this machine (docs/performance.md).
     fn matching_points(&self, snap: &Snapshot) -> (Vec<u64>, usize) {
-        let country = StringTable::new(snap, self.country.as_deref(), true);
-        let status = StringTable::new(snap, self.status.as_deref(), true);
+        let country = StringTable::new(snap, self.country.as_deref());
+        let status = StringTable::new(snap, self.status.as_deref());
         let years = YearRange::new(self.year_min, self.year_max);
         let b = &snap.bands;
         let mut bits = vec![0u64; snap.len().div_ceil(64)];
@@ -113,20 +113,20 @@ fn set_bits(bits: &[u64], n: usize) -> Vec<u32> {
     out
 }
 
-/// A per-id lookup table of one text constraint over the interned strings; without a
-/// constraint every id (and the absent marker) is a hit.
+/// A per-id lookup table of one case-insensitive equality constraint (country, status)
+/// over the interned strings; without a constraint every id (and the absent marker) is a
+/// hit.
 struct StringTable {
     /// One entry per interned id, then one for [`crate::intern::NONE`] (never a hit when
-    /// constrained: NULL matches no pattern).
+    /// constrained: NULL equals nothing).
     hits: Vec<bool>,
 }
 
 impl StringTable {
-    fn new(snap: &Snapshot, want: Option<&str>, exact: bool) -> StringTable {
+    fn new(snap: &Snapshot, want: Option<&str>) -> StringTable {
         let mut hits = match want {
             None => vec![true; snap.strings.len()],
-            Some(w) if exact => snap.strings.matching(|s| s == w),
-            Some(w) => snap.strings.matching(|s| s.contains(w)),
+            Some(w) => snap.strings.matching(|s| s == w),
         };
         hits.push(want.is_none());
         StringTable { hits }
