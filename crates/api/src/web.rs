@@ -104,12 +104,16 @@ fn with_tile_url(page: &str, url: &str) -> String {
 }
 
 fn html_response(page: String) -> Response {
+    body_response("text/html; charset=utf-8", "no-cache", Body::from(page))
+}
+
+fn body_response(content_type: &str, cache: &str, body: Body) -> Response {
     (
         [
-            (header::CONTENT_TYPE, "text/html; charset=utf-8".to_string()),
-            (header::CACHE_CONTROL, "no-cache".to_string()),
+            (header::CONTENT_TYPE, content_type.to_string()),
+            (header::CACHE_CONTROL, cache.to_string()),
         ],
-        Body::from(page),
+        body,
     )
         .into_response()
 }
@@ -144,14 +148,7 @@ fn file_response(files: &WebFiles, path: &str) -> Response {
             } else {
                 "no-cache"
             };
-            (
-                [
-                    (header::CONTENT_TYPE, mime.as_ref().to_string()),
-                    (header::CACHE_CONTROL, cache.to_string()),
-                ],
-                Body::from(bytes),
-            )
-                .into_response()
+            body_response(mime.as_ref(), cache, Body::from(bytes))
         }
         None => crate::error::plain(StatusCode::NOT_FOUND, "not_found", "no such file"),
     }

@@ -187,13 +187,7 @@ impl Snapshot {
                 levels::aggregate_run(&self.points, sel, run, plan.level, &q.bbox, &mut aggs);
             }
         }
-        aggs.sort_unstable_by_key(|a| a.key);
-        let features = aggs.iter().map(|a| to_feature(a, q.zoom)).collect();
-        QueryResult {
-            plan,
-            features,
-            truncated: false,
-        }
+        clustered(plan, aggs, q.zoom)
     }
 
     /// Answers a filtered query from the filter's point bitset and the unfiltered cells,
@@ -224,12 +218,7 @@ impl Snapshot {
             let run = (cell.start as usize, cell.end as usize);
             levels::aggregate_masked(&self.points, &ix.bits, run, plan.level, &q.bbox, &mut aggs);
         }
-        aggs.sort_unstable_by_key(|a| a.key);
-        Some(QueryResult {
-            plan,
-            features: aggs.iter().map(|a| to_feature(a, q.zoom)).collect(),
-            truncated: false,
-        })
+        Some(clustered(plan, aggs, q.zoom))
     }
 
     fn individual(&self, sel: Selection<'_>, coarse: &Level, bbox: &Bbox) -> QueryResult {
@@ -260,6 +249,16 @@ impl Snapshot {
                 .collect(),
             truncated,
         }
+    }
+}
+
+/// The answer of a clustered plan: its cell aggregates in key order, as features.
+fn clustered(plan: Plan, mut aggs: Vec<Agg>, zoom: u8) -> QueryResult {
+    aggs.sort_unstable_by_key(|a| a.key);
+    QueryResult {
+        plan,
+        features: aggs.iter().map(|a| to_feature(a, zoom)).collect(),
+        truncated: false,
     }
 }
 
