@@ -33,6 +33,9 @@ pub struct AppState {
     /// The in-memory map index (loaded on first use, refreshed by
     /// [`crate::public::start_background`]).
     pub map: Arc<bandmap_map::MapIndex>,
+    /// The in-memory band search of the admin list (loaded on first use and at start by
+    /// [`crate::public::start_background`]).
+    pub band_search: Arc<bandmap_db::bands::admin::BandSearch>,
 }
 
 impl AppState {
@@ -43,6 +46,7 @@ impl AppState {
             config: Arc::new(config),
             clock: Arc::new(SystemClock),
             map: Arc::new(bandmap_map::MapIndex::new()),
+            band_search: Arc::new(bandmap_db::bands::admin::BandSearch::new()),
         }
     }
 }

@@ -30,6 +30,9 @@ pub enum DbError {
     /// Any other query failure.
     #[error(transparent)]
     Sqlx(#[from] sqlx::Error),
+    /// Work beside the queries failed (a panicked blocking task): a bug, not the database.
+    #[error("{0}")]
+    Internal(String),
 }
 
 impl DbError {

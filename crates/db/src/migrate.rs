@@ -42,6 +42,7 @@ pub const MIGRATIONS: &[Migration] = migrations![
     "015_crawler.sql",
     "016_llm.sql",
     "017_geocoder.sql",
+    "018_band_search.sql",
 ];
 
 /// Key of the advisory lock held while migrating ("bandmap" in ASCII).

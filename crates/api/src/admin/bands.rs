@@ -46,7 +46,7 @@ pub async fn list_bands(
     Query(params): Query<BandListParams>,
 ) -> ApiResult<axum::Json<BandPage>> {
     let filter = params.into_filter()?;
-    let (rows, total) = db::list_bands(&state.pool, &filter).await?;
+    let (rows, total) = db::list_bands(&state.pool, &state.band_search, &filter).await?;
     Ok(axum::Json(BandPage {
         items: rows.into_iter().map(BandItem::from).collect(),
         total,

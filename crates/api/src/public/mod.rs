@@ -21,9 +21,12 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(crate::import::router())
 }
 
-/// Starts the map index refresh task (LISTEN + version poll) for this process; it ends
-/// when `shutdown` fires.
+/// Starts the map index refresh task (LISTEN + version poll) for this process, which ends
+/// when `shutdown` fires, and the first load of the admin list's band search.
 pub fn start_background(state: &AppState, shutdown: Shutdown) {
     let map = state.map.clone();
     tokio::spawn(map.run(state.pool.clone(), shutdown));
+    // The admin list's search copy loads beside the map; until it is ready the list runs
+    // in SQL.
+    state.band_search.start_load(&state.pool);
 }

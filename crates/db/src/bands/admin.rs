@@ -6,10 +6,12 @@ mod detail;
 mod edit;
 mod fields;
 mod list;
+pub mod search;
 
 pub use detail::{BandDetail, BandLlmCall, BandLocation, band_detail, llm_calls, locations};
 pub use edit::{
     Audit, ConflictAction, CountryCodeOf, ResolveOutcome, patch_band, resolve_conflict,
 };
 pub use fields::{BandField, FieldValue};
-pub use list::{BandFilter, BandListItem, BandSort, SortKey, explain, list_bands};
+pub use list::{BandFilter, BandListItem, BandSort, SortKey, explain, list_bands, list_bands_sql};
+pub use search::BandSearch;

@@ -137,12 +137,12 @@ async fn unlock_field(conn: &mut PgConnection, ma_id: i64, field: &str) -> Resul
 
 /// The whole row as JSON, locked for the transaction.
 async fn row_for_update(conn: &mut PgConnection, ma_id: i64) -> Result<Option<Value>> {
-    Ok(
-        sqlx::query_scalar("SELECT to_jsonb(b) - 'geom' FROM bands b WHERE ma_id = $1 FOR UPDATE")
-            .bind(ma_id)
-            .fetch_optional(conn)
-            .await?,
+    Ok(sqlx::query_scalar(
+        "SELECT to_jsonb(b) - ARRAY['geom', 'search_xid'] FROM bands b WHERE ma_id = $1 FOR UPDATE",
     )
+    .bind(ma_id)
+    .fetch_optional(conn)
+    .await?)
 }
 
 fn pick(row: &Value, keys: &[&str]) -> Value {

@@ -2,9 +2,11 @@
 //! only the active filters (built with `QueryBuilder`, every value bound), because a static
 //! query with `$n IS NULL OR …` guards keeps the planner from using the trigram indexes.
 
+use super::search::BandSearch;
 use crate::Result;
 use chrono::{DateTime, Utc};
 use sqlx::{PgPool, Postgres, QueryBuilder};
+use std::sync::Arc;
 
 /// Columns the list can be sorted on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -35,7 +37,8 @@ impl SortKey {
         })
     }
 
-    fn expr(self) -> &'static str {
+    /// The SQL expression the list orders by.
+    pub(crate) fn expr(self) -> &'static str {
         match self {
             SortKey::Name => "lower(name)",
             SortKey::MaId => "ma_id",
@@ -65,7 +68,7 @@ impl BandSort {
         SortKey::parse(key).map(|key| BandSort { key, desc })
     }
 
-    fn order_by(self) -> String {
+    pub(crate) fn order_by(self) -> String {
         let dir = if self.desc { "DESC" } else { "ASC" };
         if self.key == SortKey::MaId {
             return format!("ma_id {dir}");
@@ -355,11 +358,11 @@ async fn count(pool: &PgPool, f: &BandFilter) -> Result<i64> {
         .await?)
 }
 
-/// One page of bands and the total matching the filters. The planner's estimate picks the
-/// plan: a selective filter collects, counts and sorts its matches in one query; a broad
+/// One page of bands and the total matching the filters, in SQL alone (the fallback of
+/// [`list_bands`], and its reference in tests). The planner's estimate picks the plan: a selective filter collects, counts and sorts its matches in one query; a broad
 /// one (or none) walks the sort order while the count runs beside it on another
 /// connection.
-pub async fn list_bands(pool: &PgPool, f: &BandFilter) -> Result<(Vec<BandListItem>, i64)> {
+pub async fn list_bands_sql(pool: &PgPool, f: &BandFilter) -> Result<(Vec<BandListItem>, i64)> {
     if f.limit == 0 {
         return Ok((Vec::new(), count(pool, f).await?));
     }
@@ -390,6 +393,29 @@ pub async fn list_bands(pool: &PgPool, f: &BandFilter) -> Result<(Vec<BandListIt
             Ok((items, total))
         }
     }
+}
+
+/// One page of bands and the total matching the filters: the in-memory search gives the
+/// total and the ids of the page, PostgreSQL the rows; without a usable search copy (still
+/// loading, or a page it does not cover) the SQL list answers.
+pub async fn list_bands(
+    pool: &PgPool,
+    search: &Arc<BandSearch>,
+    f: &BandFilter,
+) -> Result<(Vec<BandListItem>, i64)> {
+    let Some(selection) = search.select(pool, f).await? else {
+        return list_bands_sql(pool, f).await;
+    };
+    if selection.ids.is_empty() {
+        return Ok((Vec::new(), selection.total));
+    }
+    let mut qb = QueryBuilder::new(SELECT_ITEMS);
+    qb.push(" WHERE ma_id = ANY(").push_bind(selection.ids);
+    qb.push(") ORDER BY ").push(f.sort.order_by());
+    qb.push(" LIMIT ").push_bind(f.limit);
+    qb.push(" OFFSET ").push_bind(selection.offset);
+    let items = qb.build_query_as().fetch_all(pool).await?;
+    Ok((items, selection.total))
 }
 
 #[cfg(test)]
