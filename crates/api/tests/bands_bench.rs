@@ -1,10 +1,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Benchmark (ignored by default): `GET /admin/api/bands` latency on 150,000 bands, and the
-//! EXPLAIN plans of its queries. Prints figures; asserts nothing about time.
+//! EXPLAIN plans of its queries: the SQL list (the fallback, the baseline) and the in-memory
+//! search in the same run, in process, then through HTTP. Prints figures; asserts nothing
+//! about time (only that both give the same answer).
 //!
 //! `cargo test --release -p bandmap-api --test bands_bench -- --ignored --nocapture`
 
 use bandmap_api::admin::bands::BandListParams;
+use bandmap_db::bands::admin as db;
 use bandmap_test_support::spawn_app;
 use reqwest::Method;
 use std::time::Instant;
@@ -46,7 +49,7 @@ CROSS JOIN LATERAL (SELECT
         (ARRAY['NO','SE','FI','DE','FR','PL','IT','ES','GR','NL','GB','CZ'])[1 + (i * 5) % 12] AS code
     ) c";
 
-fn filter(query: &str) -> bandmap_db::bands::admin::BandFilter {
+fn filter(query: &str) -> db::BandFilter {
     let uri: axum::http::Uri = format!("/x?{query}").parse().unwrap();
     axum::extract::Query::<BandListParams>::try_from_uri(&uri)
         .unwrap()
@@ -72,6 +75,14 @@ async fn bands_list_latency_on_150k_bands() {
         .await
         .unwrap();
     println!("filled {BANDS} bands in {:?}", t.elapsed());
+    let (t, rss) = (Instant::now(), rss_kib());
+    app.state.band_search.load_now(&app.db.pool).await.unwrap();
+    println!(
+        "search copy loaded in {:?}; RSS {} → {} MiB",
+        t.elapsed(),
+        rss / 1024,
+        rss_kib() / 1024
+    );
     let cookie = app.login().await;
     let cases = [
         "",
@@ -89,39 +100,64 @@ async fn bands_list_latency_on_150k_bands() {
         "has_lat=true&sort=-formed_year",
         "genre=metal&offset=5000",
     ];
-    println!("\n| query | total | p50 ms | p95 ms | max ms |\n|---|---|---|---|---|");
+    println!(
+        "\n| query | total | SQL list p50 / p95 ms | search p50 / p95 ms | p50 search ÷ SQL | \
+         HTTP p50 / p95 / max ms |\n|---|---:|---:|---:|---:|---:|"
+    );
+    let pool = &app.db.pool;
+    let search = &app.state.band_search;
     for q in cases {
+        let f = filter(q);
+        let sql = time(|| async {
+            db::list_bands_sql(pool, &f).await.unwrap();
+        })
+        .await;
+        let mem = time(|| async {
+            db::list_bands(pool, search, &f).await.unwrap();
+        })
+        .await;
         let path = format!("/admin/api/bands?{q}");
-        let mut times = Vec::with_capacity(RUNS);
-        let mut total = 0;
-        for _ in 0..RUNS {
-            let t = Instant::now();
+        let total = std::cell::Cell::new(0);
+        let http = time(|| async {
             let res = app.admin(Method::GET, &path, &cookie).send().await.unwrap();
             assert_eq!(res.status(), 200);
             let body: serde_json::Value = res.json().await.unwrap();
-            times.push(t.elapsed().as_secs_f64() * 1000.0);
-            total = body["total"].as_i64().unwrap();
-        }
-        times.sort_by(f64::total_cmp);
-        let pct = |p: f64| times[((times.len() as f64 - 1.0) * p).round() as usize];
+            total.set(body["total"].as_i64().unwrap());
+        })
+        .await;
+        let total = total.get();
+        let (want_items, want_total) = db::list_bands_sql(pool, &f).await.unwrap();
+        let (items, got_total) = db::list_bands(pool, search, &f).await.unwrap();
+        assert_eq!((got_total, total), (want_total, want_total), "{q}");
+        let ids = |v: &[db::BandListItem]| v.iter().map(|b| b.ma_id).collect::<Vec<_>>();
+        assert_eq!(ids(&items), ids(&want_items), "{q}");
         println!(
-            "| `{q}` | {total} | {:.1} | {:.1} | {:.1} |",
-            pct(0.5),
-            pct(0.95),
-            times[times.len() - 1]
+            "| `{q}` | {total} | {:.1} / {:.1} | {:.1} / {:.1} | {:.2} | {:.1} / {:.1} / {:.1} |",
+            sql.p50,
+            sql.p95,
+            mem.p50,
+            mem.p95,
+            mem.p50 / sql.p50,
+            http.p50,
+            http.p95,
+            http.max
         );
     }
-    for q in [
-        "q=storm",
-        "genre=black",
-        "has_conflict=true",
-        "q=storm&genre=black&has_conflict=true",
-        "location_q=norway",
-        "themes_q=occult",
-    ] {
-        let (page, count) = bandmap_db::bands::admin::explain(&app.db.pool, &filter(q))
+    println!("\n### refresh (the changes since the copy's snapshot, before every list)\n");
+    println!(
+        "```\n{}\n```",
+        search.explain_refresh(pool).await.unwrap().join("\n")
+    );
+    for q in ["q=storm", "genre=black", "has_lat=true&sort=-formed_year"] {
+        let f = filter(q);
+        let selection = search.select(pool, &f).await.unwrap().unwrap();
+        let page = db::explain_selected_page(pool, &selection, &f)
             .await
             .unwrap();
+        println!("\n### page of `{q}`\n\n```\n{}\n```", page.join("\n"));
+    }
+    for q in ["q=storm", "genre=black", "has_conflict=true"] {
+        let (page, count) = db::explain(pool, &filter(q)).await.unwrap();
         // The collect plan counts inside the page query: no second plan.
         let count = if count.is_empty() {
             "(in the page query: `(SELECT count(*) FROM m)`)".to_string()
@@ -129,8 +165,45 @@ async fn bands_list_latency_on_150k_bands() {
             format!("```\n{}\n```", count.join("\n"))
         };
         println!(
-            "\n### `{q}`\n\npage:\n```\n{}\n```\ncount:\n{count}",
+            "\n### SQL fallback, `{q}`\n\npage:\n```\n{}\n```\ncount:\n{count}",
             page.join("\n")
         );
     }
+}
+
+/// Percentiles of [`RUNS`] sequential runs, in milliseconds.
+struct Figures {
+    p50: f64,
+    p95: f64,
+    max: f64,
+}
+
+async fn time<F, Fut>(mut run: F) -> Figures
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let mut times = Vec::with_capacity(RUNS);
+    for _ in 0..RUNS {
+        let t = Instant::now();
+        run().await;
+        times.push(t.elapsed().as_secs_f64() * 1000.0);
+    }
+    times.sort_by(f64::total_cmp);
+    let pct = |p: f64| times[((times.len() as f64 - 1.0) * p).round() as usize];
+    Figures {
+        p50: pct(0.5),
+        p95: pct(0.95),
+        max: times[times.len() - 1],
+    }
+}
+
+/// Resident set size of this process (the server runs in it), KiB.
+fn rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
 }

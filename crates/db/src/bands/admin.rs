@@ -13,5 +13,8 @@ pub use edit::{
     Audit, ConflictAction, CountryCodeOf, ResolveOutcome, patch_band, resolve_conflict,
 };
 pub use fields::{BandField, FieldValue};
-pub use list::{BandFilter, BandListItem, BandSort, SortKey, explain, list_bands, list_bands_sql};
+pub use list::{
+    BandFilter, BandListItem, BandSort, SortKey, explain, explain_selected_page, list_bands,
+    list_bands_sql,
+};
 pub use search::BandSearch;

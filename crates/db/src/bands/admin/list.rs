@@ -2,7 +2,7 @@
 //! only the active filters (built with `QueryBuilder`, every value bound), because a static
 //! query with `$n IS NULL OR …` guards keeps the planner from using the trigram indexes.
 
-use super::search::BandSearch;
+use super::search::{BandSearch, Selection};
 use crate::Result;
 use chrono::{DateTime, Utc};
 use sqlx::{PgPool, Postgres, QueryBuilder};
@@ -321,11 +321,13 @@ pub async fn choose_plan(pool: &PgPool, f: &BandFilter) -> Result<PagePlan> {
     Ok(PagePlan::for_estimate(f, estimate(pool, f).await?))
 }
 
-/// `EXPLAIN (ANALYZE)` of the page query and of the count query as [`list_bands`] would
+const EXPLAIN_PREFIX: &str = "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) ";
+
+/// `EXPLAIN (ANALYZE)` of the page query and of the count query as [`list_bands_sql`] would
 /// run them (benchmark and docs: shows which indexes the planner picks). With
 /// [`PagePlan::Collect`] the count is part of the page query and the second list is empty.
 pub async fn explain(pool: &PgPool, f: &BandFilter) -> Result<(Vec<String>, Vec<String>)> {
-    const PREFIX: &str = "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) ";
+    const PREFIX: &str = EXPLAIN_PREFIX;
     let plan = choose_plan(pool, f).await?;
     let page = page_query_with_prefix(PREFIX, f, plan)
         .build_query_scalar::<String>()
@@ -409,13 +411,39 @@ pub async fn list_bands(
     if selection.ids.is_empty() {
         return Ok((Vec::new(), selection.total));
     }
-    let mut qb = QueryBuilder::new(SELECT_ITEMS);
-    qb.push(" WHERE ma_id = ANY(").push_bind(selection.ids);
+    let items = selected_page_query("", &selection, f)
+        .build_query_as()
+        .fetch_all(pool)
+        .await?;
+    Ok((items, selection.total))
+}
+
+/// The rows of a [`Selection`]: its ids in list order, from its offset.
+fn selected_page_query(
+    prefix: &str,
+    selection: &Selection,
+    f: &BandFilter,
+) -> QueryBuilder<Postgres> {
+    let mut qb = QueryBuilder::new(prefix);
+    qb.push(SELECT_ITEMS);
+    qb.push(" WHERE ma_id = ANY(")
+        .push_bind(selection.ids.clone());
     qb.push(") ORDER BY ").push(f.sort.order_by());
     qb.push(" LIMIT ").push_bind(f.limit);
     qb.push(" OFFSET ").push_bind(selection.offset);
-    let items = qb.build_query_as().fetch_all(pool).await?;
-    Ok((items, selection.total))
+    qb
+}
+
+/// `EXPLAIN (ANALYZE)` of the page query [`list_bands`] runs for `selection`.
+pub async fn explain_selected_page(
+    pool: &PgPool,
+    selection: &Selection,
+    f: &BandFilter,
+) -> Result<Vec<String>> {
+    Ok(selected_page_query(EXPLAIN_PREFIX, selection, f)
+        .build_query_scalar()
+        .fetch_all(pool)
+        .await?)
 }
 
 #[cfg(test)]

@@ -106,6 +106,16 @@ impl BandSearch {
         });
     }
 
+    /// `EXPLAIN (ANALYZE)` of the changes read at the next list (benchmark and docs); empty
+    /// without a copy.
+    pub async fn explain_refresh(&self, pool: &PgPool) -> Result<Vec<String>> {
+        let mark = match self.copy.lock().await.as_ref() {
+            Some(copy) => copy.mark.clone(),
+            None => return Ok(Vec::new()),
+        };
+        sync::explain_changes(pool, &mark).await
+    }
+
     /// The total and page ids for `f`, or `None` when the SQL list must answer (no copy
     /// yet, a reload pending, or a filter or page this search does not cover).
     pub async fn select(

@@ -88,24 +88,27 @@ impl Changes {
     }
 }
 
-/// The changes since `since`, in one statement (one snapshot, one round trip).
-pub async fn changes_since(
-    pool: &PgPool,
-    since: &Watermark,
-    patterns: [Option<&str>; 4],
-) -> Result<Changes> {
-    let sql = format!(
-        "{SNAPSHOT_SQL},
+fn changes_sql(prefix: &str) -> String {
+    format!(
+        "{prefix}{SNAPSHOT_SQL},
         (SELECT coalesce(json_agg(r), '[]'::json) FROM ({COLUMNS} FROM bands
             WHERE search_xid >= $1::text::xid8
                OR search_xid = ANY($2::bigint[]::text[]::xid8[])) r) AS changed,
         ARRAY(SELECT ma_id FROM band_search_deletes
             WHERE xid >= $1::text::xid8 OR xid = ANY($2::bigint[]::text[]::xid8[])) AS deleted,
         lower($3) AS p0, lower($4) AS p1, lower($5) AS p2, lower($6) AS p3"
-    );
+    )
+}
+
+/// The changes since `since`, in one statement (one snapshot, one round trip).
+pub async fn changes_since(
+    pool: &PgPool,
+    since: &Watermark,
+    patterns: [Option<&str>; 4],
+) -> Result<Changes> {
     let [p0, p1, p2, p3] = patterns;
     // Built from constants only; every value is bound.
-    let changes = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+    let changes = sqlx::query_as(sqlx::AssertSqlSafe(changes_sql("")))
         .bind(since.xmax.to_string())
         .bind(&since.xip)
         .bind(p0)
@@ -115,4 +118,19 @@ pub async fn changes_since(
         .fetch_one(pool)
         .await?;
     Ok(changes)
+}
+
+/// `EXPLAIN (ANALYZE)` of the changes read since `since` (benchmark and docs).
+pub async fn explain_changes(pool: &PgPool, since: &Watermark) -> Result<Vec<String>> {
+    let sql = changes_sql("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) ");
+    let plan = sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+        .bind(since.xmax.to_string())
+        .bind(&since.xip)
+        .bind(None::<String>)
+        .bind(None::<String>)
+        .bind(None::<String>)
+        .bind(None::<String>)
+        .fetch_all(pool)
+        .await?;
+    Ok(plan)
 }
