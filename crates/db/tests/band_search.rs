@@ -315,3 +315,42 @@ async fn a_truncation_hands_the_list_to_sql_until_a_new_copy_loads() {
     let selection = search.select(pool, &all).await.unwrap().unwrap();
     assert_eq!((selection.total, selection.ids), (1, vec![500]));
 }
+
+#[tokio::test]
+async fn many_renames_start_a_full_load_that_restores_the_name_order() {
+    let db = TestDb::new().await;
+    let pool = &db.pool;
+    let n = bandmap_db::bands::admin::search::RELOAD_UNRANKED as i64 + 100;
+    sqlx::query(
+        "INSERT INTO bands (ma_id, name) SELECT i, 'Band ' || i FROM generate_series(1, $1) i",
+    )
+    .bind(n)
+    .execute(pool)
+    .await
+    .unwrap();
+    let search = Arc::new(BandSearch::new());
+    search.load_now(pool).await.unwrap();
+    assert_eq!(search.unranked().await, Some(0));
+
+    sqlx::query("UPDATE bands SET name = md5(name)")
+        .execute(pool)
+        .await
+        .unwrap();
+    let by_name = BandFilter {
+        limit: 20,
+        offset: 30,
+        ..BandFilter::default()
+    };
+    // Every row lost its name position: the page is finished by PostgreSQL among the
+    // first 50 known rows and every renamed one, and a full load starts.
+    compare(pool, &search, std::slice::from_ref(&by_name)).await;
+    assert!(search.unranked().await.is_some_and(|u| u as i64 <= n));
+
+    let mut waited = 0;
+    while search.unranked().await != Some(0) {
+        assert!(waited < 600, "no full load after 60 s");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        waited += 1;
+    }
+    compare(pool, &search, &[by_name]).await;
+}

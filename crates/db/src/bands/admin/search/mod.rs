@@ -106,6 +106,11 @@ impl BandSearch {
         });
     }
 
+    /// Rows of the copy whose name position is unknown (`None` without a copy).
+    pub async fn unranked(&self) -> Option<usize> {
+        self.copy.lock().await.as_ref().map(|c| c.table.unranked())
+    }
+
     /// `EXPLAIN (ANALYZE)` of the changes read at the next list (benchmark and docs); empty
     /// without a copy.
     pub async fn explain_refresh(&self, pool: &PgPool) -> Result<Vec<String>> {

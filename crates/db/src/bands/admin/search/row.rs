@@ -36,19 +36,19 @@ pub struct SearchRow {
     /// Upstream id.
     pub ma_id: i64,
     /// `lower(name)`.
-    pub name: String,
+    pub name: Box<str>,
     /// `lower(genre)`.
-    pub genre: Option<String>,
+    pub genre: Option<Box<str>>,
     /// `lower(location_text)`.
-    pub location: Option<String>,
+    pub location: Option<Box<str>>,
     /// `lower(themes)`.
-    pub themes: Option<String>,
+    pub themes: Option<Box<str>>,
     /// `lower(country)`.
-    pub country: Option<String>,
+    pub country: Option<Box<str>>,
     /// ISO code as stored (upper-case).
-    pub country_code: Option<String>,
+    pub country_code: Option<Box<str>>,
     /// `lower(status)`.
-    pub status: Option<String>,
+    pub status: Option<Box<str>>,
     /// Has a primary point.
     pub has_lat: bool,
     /// `location_text` is not blank.

@@ -197,11 +197,11 @@ mod tests {
     fn row(ma_id: i64, (name, country, formed_year, updated_us, has_lat): Fields) -> SearchRow {
         SearchRow {
             ma_id,
-            name,
+            name: name.into(),
             genre: None,
             location: None,
             themes: None,
-            country,
+            country: country.map(Into::into),
             country_code: None,
             status: None,
             has_lat,
