@@ -52,7 +52,7 @@ pub struct Crawler {
     pub(crate) shutdown: Shutdown,
     pub(crate) waits: Waits,
     pub(crate) hook: Option<BatchHook>,
-    pub(crate) instance: crate::instance::Instance,
+    pub(crate) instance: bandmap_db::run_owner::Instance,
 }
 
 impl std::fmt::Debug for Crawler {
@@ -98,7 +98,7 @@ impl Crawler {
             shutdown,
             waits: Waits::default(),
             hook: None,
-            instance: crate::instance::Instance::default(),
+            instance: bandmap_db::run_owner::Instance::new("crawler"),
         })
     }
 

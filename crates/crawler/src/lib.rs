@@ -11,7 +11,6 @@ pub mod error;
 pub mod full_crawl;
 pub mod heartbeat;
 pub mod incremental;
-pub mod instance;
 pub mod job;
 pub mod schedule;
 pub mod scheduler;

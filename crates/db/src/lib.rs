@@ -16,6 +16,7 @@ pub mod jobs;
 pub mod llm_cache;
 pub mod migrate;
 pub mod monitoring;
+pub mod run_owner;
 pub mod runs;
 
 pub use error::DbError;

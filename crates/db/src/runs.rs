@@ -235,16 +235,8 @@ pub async fn log(pool: &PgPool, run_id: Option<i64>, level: Level, message: &str
     Ok(id)
 }
 
-/// Closes runs left `running` by a killed instance (rule 7) of the given types. Returns how
-/// many were closed as `interrupted`. Closes every such run, owned or not: for services that
-/// run one instance at a time; the crawler uses [`recover_orphaned`].
-pub async fn recover_interrupted(pool: &PgPool, types: &[RunType], reason: &str) -> Result<u64> {
-    let names: Vec<&str> = types.iter().map(|t| t.as_str()).collect();
-    close_interrupted(pool, &names, Scope::All, reason).await
-}
-
 /// Rule 7 with several live instances: closes as `interrupted` the runs of the given types
-/// left `running` by a dead instance only — runs with no owner, or whose owner's advisory
+/// left `running` by a dead instance only (returns how many) — runs with no owner, or whose owner's advisory
 /// lock no session holds any more (its process or connection is gone). Runs of a live
 /// replica are left alone.
 pub async fn recover_orphaned(pool: &PgPool, types: &[RunType], reason: &str) -> Result<u64> {
@@ -255,7 +247,6 @@ pub async fn recover_orphaned(pool: &PgPool, types: &[RunType], reason: &str) ->
 /// Which `running` runs a closing statement takes.
 #[derive(Debug, Clone, Copy)]
 enum Scope {
-    All,
     StartedOver30MinAgo,
     Orphaned,
 }
@@ -296,7 +287,6 @@ async fn close_interrupted_in(
     reason: &str,
 ) -> Result<u64> {
     let (only_old, only_orphaned) = match scope {
-        Scope::All => (false, false),
         Scope::StartedOver30MinAgo => (true, false),
         Scope::Orphaned => (false, true),
     };

@@ -110,15 +110,15 @@ async fn recovery_and_cleanup_close_runs_as_interrupted() {
         .unwrap();
     assert_eq!(s, "interrupted");
     assert!(runs::still_running(p, fresh).await.unwrap());
-    // Recovery only touches its own types.
+    // Recovery only touches its own types (an ownerless run counts as orphaned).
     assert_eq!(
-        runs::recover_interrupted(p, &[RunType::Enrich], "killed")
+        runs::recover_orphaned(p, &[RunType::Enrich], "killed")
             .await
             .unwrap(),
         0
     );
     assert_eq!(
-        runs::recover_interrupted(p, &[RunType::GeocoderEnqueue], "killed")
+        runs::recover_orphaned(p, &[RunType::GeocoderEnqueue], "killed")
             .await
             .unwrap(),
         1

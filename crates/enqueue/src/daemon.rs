@@ -9,6 +9,7 @@ use crate::report::ScanReport;
 use crate::scan::run_scan;
 use bandmap_config::Config;
 use bandmap_db::jobs;
+use bandmap_db::run_owner::Instance;
 use bandmap_db::runs::{self, RunType};
 use bandmap_health::Shutdown;
 use sqlx::PgPool;
@@ -58,7 +59,8 @@ pub async fn run_with(
     shutdown: Shutdown,
     periods: Periods,
 ) -> anyhow::Result<()> {
-    recover(&pool).await;
+    let instance = Instance::new(SERVICE);
+    recover(&pool, &instance).await;
     let started = Instant::now();
     let max_age = health::max_scan_age(config.enqueue.auto_interval);
     let hb_pool = pool.clone();
@@ -74,7 +76,8 @@ pub async fn run_with(
         poll_interval_s = periods.poll.as_secs(),
         "enqueue daemon started"
     );
-    schedule(&pool, periods, shutdown).await;
+    schedule(&pool, &instance, periods, shutdown).await;
+    instance.release().await;
     if let Err(e) = heartbeat.await {
         tracing::warn!(error = %e, "heartbeat task ended abnormally");
     }
@@ -82,28 +85,40 @@ pub async fn run_with(
     Ok(())
 }
 
-/// Closes enqueue runs a killed instance left `running` (rule 7).
-async fn recover(pool: &PgPool) {
+/// Takes this instance's lock, then closes the enqueue runs a dead instance left `running`
+/// (rule 7): ownerless runs and runs whose owner's lock nobody holds. A live replica's
+/// scan is left alone.
+async fn recover(pool: &PgPool, instance: &Instance) {
+    let _ = owner(pool, instance).await;
     let reason = "enqueue daemon restarted; run left running by a stopped instance";
-    match runs::recover_interrupted(pool, &[RunType::GeocoderEnqueue], reason).await {
+    match runs::recover_orphaned(pool, &[RunType::GeocoderEnqueue], reason).await {
         Ok(0) => {}
         Ok(n) => tracing::warn!(closed = n, "closed interrupted enqueue runs"),
         Err(e) => tracing::warn!(error = %e, "could not recover interrupted runs"),
     }
 }
 
+/// The owner to record on this instance's runs; without one (the lock could not be
+/// taken) a run is ownerless, which only makes it recoverable by other replicas.
+async fn owner(pool: &PgPool, instance: &Instance) -> Option<runs::Owner> {
+    instance.owner(pool).await.unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "instance lock unavailable; this run has no owner");
+        None
+    })
+}
+
 /// The poll/scan loop.
-async fn schedule(pool: &PgPool, periods: Periods, shutdown: Shutdown) {
+async fn schedule(pool: &PgPool, instance: &Instance, periods: Periods, shutdown: Shutdown) {
     let mut stop = shutdown.clone();
     let mut next_auto = Instant::now();
     loop {
-        drain_triggers(pool, &shutdown).await;
+        drain_triggers(pool, instance, &shutdown).await;
         if shutdown.is_cancelled() {
             return;
         }
         if Instant::now() >= next_auto {
             next_auto = Instant::now() + periods.auto;
-            scan_isolated(pool, None, &shutdown).await;
+            scan_isolated(pool, instance, None, &shutdown).await;
         }
         let wait = periods
             .poll
@@ -116,11 +131,11 @@ async fn schedule(pool: &PgPool, periods: Periods, shutdown: Shutdown) {
 }
 
 /// Claims and runs pending triggers until none is left (or shutdown).
-async fn drain_triggers(pool: &PgPool, shutdown: &Shutdown) {
+async fn drain_triggers(pool: &PgPool, instance: &Instance, shutdown: &Shutdown) {
     while !shutdown.is_cancelled() {
         match jobs::claim(pool, &[JOB_TYPE]).await {
             Ok(Some(t)) => {
-                scan_isolated(pool, Some(t.id), shutdown).await;
+                scan_isolated(pool, instance, Some(t.id), shutdown).await;
             }
             Ok(None) => return,
             Err(e) => {
@@ -134,11 +149,13 @@ async fn drain_triggers(pool: &PgPool, shutdown: &Shutdown) {
 /// Runs a scan in its own task so that even a panic cannot end the loop.
 async fn scan_isolated(
     pool: &PgPool,
+    instance: &Instance,
     trigger: Option<i64>,
     shutdown: &Shutdown,
 ) -> Option<ScanReport> {
     let (p, s) = (pool.clone(), shutdown.clone());
-    match tokio::spawn(async move { run_scan(&p, trigger, Some(&s)).await }).await {
+    let owner = owner(pool, instance).await;
+    match tokio::spawn(async move { run_scan(&p, trigger, owner.as_ref(), Some(&s)).await }).await {
         Ok(Ok(report)) => Some(report),
         Ok(Err(e)) => {
             tracing::warn!(error = %e, "enqueue scan ended in error; the loop goes on");
@@ -162,5 +179,5 @@ pub async fn poll_once(pool: &PgPool) -> Result<Option<ScanReport>, EnqueueError
     let Some(t) = jobs::claim(pool, &[JOB_TYPE]).await? else {
         return Ok(None);
     };
-    run_scan(pool, Some(t.id), None).await.map(Some)
+    run_scan(pool, Some(t.id), None, None).await.map(Some)
 }

@@ -43,17 +43,20 @@ enum End {
 /// `trigger_id` when an admin trigger started it). Returns its counts; an `Err` means the
 /// scan could not continue, and the run (if it could be opened) was closed as `error`.
 pub async fn run_once(pool: &PgPool, trigger_id: Option<i64>) -> Result<ScanReport, EnqueueError> {
-    run_scan(pool, trigger_id, None).await
+    run_scan(pool, trigger_id, None, None).await
 }
 
-/// [`run_once`] that also stops between batches when `shutdown` fires.
+/// [`run_once`] with the run recorded as `owner`'s (the daemon's instance lock, so other
+/// replicas' start recovery leaves it alone), that also stops between batches when
+/// `shutdown` fires.
 #[instrument(skip_all, fields(trigger_id))]
 pub(crate) async fn run_scan(
     pool: &PgPool,
     trigger_id: Option<i64>,
+    owner: Option<&runs::Owner>,
     shutdown: Option<&Shutdown>,
 ) -> Result<ScanReport, EnqueueError> {
-    let run_id = match runs::start(pool, RunType::GeocoderEnqueue, trigger_id).await {
+    let run_id = match runs::start_owned(pool, RunType::GeocoderEnqueue, trigger_id, owner).await {
         Ok(id) => id,
         Err(e) => {
             if let Some(t) = trigger_id

@@ -6,6 +6,7 @@ mod common;
 
 use bandmap_db::band_locations::primary::{sync_primary_point, sync_primary_points};
 use bandmap_db::jobs;
+use bandmap_db::runs;
 use bandmap_enqueue::{Periods, poll_once, run, run_once, run_with};
 use bandmap_test_support::TestDb;
 use common::{band, log_lines, run_record};
@@ -121,6 +122,16 @@ async fn the_daemon_recovers_scans_at_start_beats_and_stops_on_shutdown() {
     .fetch_one(p)
     .await
     .unwrap();
+    // A scan of a live replica: its owner's lock is held (on a connection of its own).
+    let mut replica = p.acquire().await.unwrap().detach();
+    assert!(runs::try_lock_owner(&mut replica, 4242).await.unwrap());
+    let live: i64 = sqlx::query_scalar(
+        "INSERT INTO crawl_run (type, status, owner, owner_lock)
+         VALUES ('geocoder_enqueue', 'running', 'enqueue elsewhere', 4242) RETURNING id",
+    )
+    .fetch_one(p)
+    .await
+    .unwrap();
 
     let (fire, shutdown) = bandmap_health::shutdown_pair();
     let daemon = tokio::spawn(run(p.clone(), config(&db), shutdown));
@@ -142,6 +153,24 @@ async fn the_daemon_recovers_scans_at_start_beats_and_stops_on_shutdown() {
         "running",
         "not ours to close"
     );
+    assert_eq!(
+        run_record(p, live).await.0,
+        "running",
+        "a live replica's scan"
+    );
+    // This instance's own scans record it as their owner.
+    eventually(
+        p,
+        "SELECT EXISTS (SELECT 1 FROM crawl_run WHERE type = 'geocoder_enqueue'
+                        AND owner LIKE 'enqueue pid %' AND owner_lock IS NOT NULL)",
+    )
+    .await;
+    sqlx::query("UPDATE crawl_run SET status = 'success' WHERE id = $1")
+        .bind(live)
+        .execute(p)
+        .await
+        .unwrap();
+    drop(replica);
 
     fire.fire();
     tokio::time::timeout(Duration::from_secs(30), daemon)

@@ -1,5 +1,6 @@
-//! The filtered, sorted, paged band list of `GET /admin/api/bands`. The WHERE clause holds
-//! only the active filters (built with `QueryBuilder`, every value bound), because a static
+//! The filtered, sorted, paged band list of `GET /admin/api/bands`: answered by the
+//! in-memory search ([`super::search`]) and the page rows read by id, or, without a usable
+//! search copy, in SQL alone. In SQL the WHERE clause holds only the active filters (built with `QueryBuilder`, every value bound), because a static
 //! query with `$n IS NULL OR …` guards keeps the planner from using the trigram indexes.
 
 use super::search::{BandSearch, Selection};
@@ -313,7 +314,7 @@ async fn estimate(pool: &PgPool, f: &BandFilter) -> Result<i64> {
     Ok(rows.min(i64::MAX as f64) as i64)
 }
 
-/// The page plan [`list_bands`] picks for `f`.
+/// The page plan [`list_bands_sql`] picks for `f`.
 pub async fn choose_plan(pool: &PgPool, f: &BandFilter) -> Result<PagePlan> {
     if !f.is_filtered() {
         return Ok(PagePlan::Ordered);
@@ -361,9 +362,9 @@ async fn count(pool: &PgPool, f: &BandFilter) -> Result<i64> {
 }
 
 /// One page of bands and the total matching the filters, in SQL alone (the fallback of
-/// [`list_bands`], and its reference in tests). The planner's estimate picks the plan: a selective filter collects, counts and sorts its matches in one query; a broad
-/// one (or none) walks the sort order while the count runs beside it on another
-/// connection.
+/// [`list_bands`], and its reference in tests). The planner's estimate picks the plan: a
+/// selective filter collects, counts and sorts its matches in one query; a broad one (or
+/// none) walks the sort order while the count runs beside it on another connection.
 pub async fn list_bands_sql(pool: &PgPool, f: &BandFilter) -> Result<(Vec<BandListItem>, i64)> {
     if f.limit == 0 {
         return Ok((Vec::new(), count(pool, f).await?));

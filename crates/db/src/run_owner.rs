@@ -1,10 +1,11 @@
-//! This crawler instance's identity for rule 7 with several replicas (CONTRACT §1): a
+//! A service instance's identity for rule 7 with several replicas (CONTRACT §1): a
 //! session-level advisory lock held on a connection of its own for the instance's lifetime.
 //! Its runs record the lock key as their owner; start recovery of another replica closes
-//! only runs whose owner's lock nobody holds (see `runs::recover_orphaned`).
+//! only runs whose owner's lock nobody holds (see [`runs::recover_orphaned`]). Used by the
+//! crawler and the enqueue daemon.
 
-use bandmap_db::DbError;
-use bandmap_db::runs::{self, Owner};
+use crate::DbError;
+use crate::runs::{self, Owner};
 use sqlx::{Connection, PgConnection, PgPool};
 use std::hash::{BuildHasher, Hasher};
 use tokio::sync::Mutex;
@@ -13,8 +14,9 @@ use tokio::sync::Mutex;
 const KEY_ATTEMPTS: u32 = 8;
 
 /// The instance lock; taken on first use, re-taken if its connection was lost.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Instance {
+    service: &'static str,
     held: Mutex<Option<Held>>,
 }
 
@@ -25,6 +27,14 @@ struct Held {
 }
 
 impl Instance {
+    /// The lock of an instance of `service` (named in its runs' owner), not yet taken.
+    pub fn new(service: &'static str) -> Instance {
+        Instance {
+            service,
+            held: Mutex::new(None),
+        }
+    }
+
     /// The owner to record on a new run: the held lock, after checking its connection is
     /// alive (a lost connection lost the lock too, so a new one is taken). None when no free
     /// key was found: runs are then ownerless, which only makes them recoverable by others.
@@ -37,7 +47,7 @@ impl Instance {
             tracing::warn!(owner = %h.owner.name, "instance lock connection lost; taking a new lock");
             *held = None;
         }
-        *held = acquire(pool).await?;
+        *held = acquire(pool, self.service).await?;
         Ok(held.as_ref().map(|h| h.owner.clone()))
     }
 
@@ -59,7 +69,7 @@ impl Instance {
     }
 }
 
-async fn acquire(pool: &PgPool) -> Result<Option<Held>, DbError> {
+async fn acquire(pool: &PgPool, service: &str) -> Result<Option<Held>, DbError> {
     // A connection of its own, detached from the pool: a session lock must outlive every
     // query, and a pooled connection could be closed or reused by the pool.
     let mut conn = pool.acquire().await?.detach();
@@ -67,7 +77,7 @@ async fn acquire(pool: &PgPool) -> Result<Option<Held>, DbError> {
         let lock = random_key(attempt);
         if runs::try_lock_owner(&mut conn, lock).await? {
             let owner = Owner {
-                name: format!("crawler pid {} key {lock}", std::process::id()),
+                name: format!("{service} pid {} key {lock}", std::process::id()),
                 lock,
             };
             tracing::info!(owner = %owner.name, "instance lock taken");
