@@ -13,8 +13,7 @@ use bandmap_db::band_locations::enqueue::{NewLocation, PlannedFrom, Start, Unque
 use bandmap_location::{Country, countries, parse};
 use std::fmt;
 
-/// Confidence of a country-centroid point (CONTRACT §3).
-pub const CENTROID_CONFIDENCE: f64 = 0.1;
+pub use bandmap_db::band_locations::CENTROID_CONFIDENCE;
 
 /// Why a band got no row.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -3,10 +3,7 @@
 
 use bandmap_location::{Country, countries};
 
-/// Confidence of a country-centroid point (CONTRACT §3), as the enqueue daemon stores it.
-pub const CENTROID_CONFIDENCE: f64 = 0.1;
-/// Provider stored with a country-centroid point (as the enqueue daemon stores it).
-pub const CENTROID_PROVIDER: &str = "centroid";
+pub use bandmap_db::band_locations::{CENTROID_CONFIDENCE, CENTROID_PROVIDER};
 
 /// The country of a row that names no place, if this row is one.
 ///

@@ -209,7 +209,7 @@ impl Columns {
                     c.lat.push(Some(lat));
                     c.lon.push(Some(lon));
                     c.confidence.push(Some(confidence));
-                    c.provider.push(Some("centroid"));
+                    c.provider.push(Some(super::CENTROID_PROVIDER));
                     c.granularity.push(Some("country"));
                 }
             }
