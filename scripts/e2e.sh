@@ -62,6 +62,7 @@ BANDMAP_URL="$base" BANDMAP_ADMIN_USER=admin BANDMAP_ADMIN_PASSWORD="$admin_pass
 
 if [ -x scripts/schemathesis.sh ]; then
   log "schemathesis"
-  BANDMAP_URL="$base" BANDMAP_ADMIN_USER=admin BANDMAP_ADMIN_PASSWORD="$admin_password" scripts/schemathesis.sh
+  BANDMAP_URL="$base" BANDMAP_ADMIN_USER=admin BANDMAP_ADMIN_PASSWORD="$admin_password" \
+    BANDMAP_IMPORT_TOKEN="$import_token" scripts/schemathesis.sh
 fi
 log "end to end passed"

@@ -12,6 +12,8 @@
 # operation and SCHEMATHESIS_MAX_TIME seconds (default 180) for the whole run.
 # Body-less writes (bulk actions, cancels) get `Content-Type: application/json` so they
 # pass the CSRF check and really run.
+# With BANDMAP_IMPORT_TOKEN set, the import endpoint gets the bearer token too, so its
+# bodies are really imported (otherwise it is only exercised as a 401).
 # Writes run for real: point it at a throw-away database.
 set -euo pipefail
 
@@ -39,12 +41,18 @@ if [[ -z "$cookie" ]]; then
     exit 1
 fi
 
+extra_headers=()
+if [[ -n "${BANDMAP_IMPORT_TOKEN:-}" ]]; then
+    extra_headers+=(--header "Authorization: Bearer $BANDMAP_IMPORT_TOKEN")
+fi
+
 # Run from inside the git-ignored venv: schemathesis keeps a `.schemathesis/` cache in its
 # working directory.
 cd "$venv"
 exec "$venv/bin/schemathesis" run "$BANDMAP_URL/api/openapi.json" \
     --header "Cookie: $cookie" \
     --header "Content-Type: application/json" \
+    "${extra_headers[@]}" \
     --checks not_a_server_error,response_schema_conformance \
     --exclude-path /admin/auth/login \
     --exclude-path /admin/auth/logout \
