@@ -73,17 +73,7 @@ pub fn clean_text(input: &str, keep_newlines: bool) -> String {
         .collect()
 }
 
-/// Escapes LIKE wildcards so user text matches literally (used with `ESCAPE '\'`).
-pub fn like_escape(input: &str) -> String {
-    let mut out = String::with_capacity(input.len());
-    for c in input.chars() {
-        if matches!(c, '%' | '_' | '\\') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use bandmap_db::like::escape as like_escape;
 
 /// A case-insensitive substring pattern for `ILIKE … ESCAPE '\'`, from cleaned text
 /// truncated to `max_chars` characters.

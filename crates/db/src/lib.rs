@@ -13,6 +13,7 @@ mod error;
 pub mod geocode_cache;
 pub mod geocoding_stats;
 pub mod jobs;
+pub mod like;
 pub mod llm_cache;
 pub mod migrate;
 pub mod monitoring;

@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use bandmap_db::bands::admin::{BandFilter, BandSearch, BandSort, list_bands, list_bands_sql};
+use bandmap_db::like::escape;
 use bandmap_test_support::TestDb;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
@@ -110,15 +111,6 @@ async fn write_band(pool: &PgPool, rng: &mut StdRng, ma_id: i64) {
     .unwrap();
 }
 
-fn escape(s: &str) -> String {
-    s.chars()
-        .flat_map(|c| match c {
-            '%' | '_' | '\\' => vec!['\\', c],
-            c => vec![c],
-        })
-        .collect()
-}
-
 fn pattern(rng: &mut StdRng, chance: f64) -> Option<String> {
     rng.random_bool(chance)
         .then(|| format!("%{}%", escape(FRAGMENTS.choose(rng).unwrap())))
@@ -162,6 +154,11 @@ fn random_filter(rng: &mut StdRng) -> BandFilter {
     }
 }
 
+/// Runs one statement on the pool.
+async fn exec(pool: &PgPool, sql: &'static str) {
+    sqlx::query(sql).execute(pool).await.unwrap();
+}
+
 /// Runs `filters` through the search and through SQL and compares; every one of them must
 /// have been answered by the search, and enough of them must find rows for the comparison
 /// to mean something.
@@ -199,26 +196,18 @@ async fn search_matches_the_sql_list_through_every_kind_of_change() {
         let id = rng.random_range(1..=450);
         write_band(pool, &mut rng, id).await;
     }
-    sqlx::query("DELETE FROM bands WHERE ma_id % 37 = 0")
-        .execute(pool)
-        .await
-        .unwrap();
-    sqlx::query("UPDATE bands SET crawler_pending = '{}' WHERE ma_id % 5 = 0")
-        .execute(pool)
-        .await
-        .unwrap();
+    exec(pool, "DELETE FROM bands WHERE ma_id % 37 = 0").await;
+    exec(
+        pool,
+        "UPDATE bands SET crawler_pending = '{}' WHERE ma_id % 5 = 0",
+    )
+    .await;
     compare(pool, &search, &filters).await;
 
     // An id reused after a delete, and an id changed in place.
-    sqlx::query("DELETE FROM bands WHERE ma_id = 2")
-        .execute(pool)
-        .await
-        .unwrap();
+    exec(pool, "DELETE FROM bands WHERE ma_id = 2").await;
     write_band(pool, &mut rng, 2).await;
-    sqlx::query("UPDATE bands SET ma_id = 9001 WHERE ma_id = 3")
-        .execute(pool)
-        .await
-        .unwrap();
+    exec(pool, "UPDATE bands SET ma_id = 9001 WHERE ma_id = 3").await;
     compare(pool, &search, &filters).await;
 }
 
@@ -254,10 +243,7 @@ async fn a_writer_in_flight_during_a_refresh_is_seen_once_it_commits() {
         .unwrap();
     // A later transaction completes first, so the snapshot's xmax passes the writer's id
     // and the writer is listed among the transactions in progress.
-    sqlx::query("UPDATE bands SET genre = 'Later' WHERE ma_id = 30")
-        .execute(pool)
-        .await
-        .unwrap();
+    exec(pool, "UPDATE bands SET genre = 'Later' WHERE ma_id = 30").await;
     let (items, total) = list_bands(pool, &search, &find).await.unwrap();
     assert_eq!((items.len(), total), (0, 0));
     writer.commit().await.unwrap();
@@ -303,10 +289,7 @@ async fn a_truncation_hands_the_list_to_sql_until_a_new_copy_loads() {
     search.load_now(pool).await.unwrap();
     assert!(search.select(pool, &all).await.unwrap().is_some());
 
-    sqlx::query("TRUNCATE bands CASCADE")
-        .execute(pool)
-        .await
-        .unwrap();
+    exec(pool, "TRUNCATE bands CASCADE").await;
     write_band(pool, &mut rng, 500).await;
     assert!(search.select(pool, &all).await.unwrap().is_none());
     let (items, total) = list_bands(pool, &search, &all).await.unwrap();
@@ -332,10 +315,7 @@ async fn many_renames_start_a_full_load_that_restores_the_name_order() {
     search.load_now(pool).await.unwrap();
     assert_eq!(search.unranked().await, Some(0));
 
-    sqlx::query("UPDATE bands SET name = md5(name)")
-        .execute(pool)
-        .await
-        .unwrap();
+    exec(pool, "UPDATE bands SET name = md5(name)").await;
     let by_name = BandFilter {
         limit: 20,
         offset: 30,

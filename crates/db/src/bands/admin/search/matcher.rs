@@ -3,24 +3,8 @@
 
 use super::super::list::BandFilter;
 use super::row::SearchRow;
+use crate::like::contained_literal;
 use memchr::memmem::Finder;
-
-/// The literal text of a `%text%` LIKE pattern (wildcards inside escaped with `\`), or
-/// `None` for any other shape (an unescaped wildcard inside, a dangling escape): such a
-/// filter is left to SQL.
-pub fn contained_literal(pattern: &str) -> Option<String> {
-    let inner = pattern.strip_prefix('%')?.strip_suffix('%')?;
-    let mut out = String::with_capacity(inner.len());
-    let mut chars = inner.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => out.push(chars.next()?),
-            '%' | '_' => return None,
-            c => out.push(c),
-        }
-    }
-    Some(out)
-}
 
 /// The four text patterns of a filter, in the order of [`BandFilter::patterns`], after
 /// PostgreSQL's `lower()` (what `ILIKE` compares).
@@ -131,47 +115,4 @@ impl Matcher {
 
 fn test_text(pattern: &Option<Contains>, column: Option<&str>) -> bool {
     pattern.as_ref().is_none_or(|p| p.test(column))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    #[test]
-    fn literal_of_contains_patterns() {
-        assert_eq!(contained_literal("%storm%").as_deref(), Some("storm"));
-        assert_eq!(contained_literal("%%").as_deref(), Some(""));
-        assert_eq!(contained_literal("%50\\%%").as_deref(), Some("50%"));
-        assert_eq!(contained_literal("%a\\_b\\\\%").as_deref(), Some("a_b\\"));
-        assert_eq!(contained_literal("%a_b%"), None);
-        assert_eq!(contained_literal("%a%b%"), None);
-        assert_eq!(contained_literal("%a\\%"), None);
-        assert_eq!(contained_literal("storm%"), None);
-        assert_eq!(contained_literal("%"), None);
-    }
-
-    fn escape(s: &str) -> String {
-        s.chars()
-            .flat_map(|c| match c {
-                '%' | '_' | '\\' => vec!['\\', c],
-                c => vec![c],
-            })
-            .collect()
-    }
-
-    proptest! {
-        /// Escaping then reading back gives the text, whatever it holds.
-        #[test]
-        fn escaped_text_round_trips(text in ".{0,40}") {
-            let pattern = format!("%{}%", escape(&text));
-            prop_assert_eq!(contained_literal(&pattern), Some(text));
-        }
-
-        /// Never panics, on any input.
-        #[test]
-        fn any_pattern_is_handled(pattern in "[%_\\\\a-c]{0,12}") {
-            let _ = contained_literal(&pattern);
-        }
-    }
 }

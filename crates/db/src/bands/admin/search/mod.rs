@@ -21,7 +21,7 @@ mod row;
 mod sync;
 mod table;
 
-pub use matcher::{LoweredPatterns, Matcher, contained_literal};
+pub use matcher::{LoweredPatterns, Matcher};
 pub use row::SearchRow;
 pub use sync::Watermark;
 pub use table::{MAX_CANDIDATES, SearchTable, Selection};
