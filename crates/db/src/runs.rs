@@ -265,7 +265,30 @@ pub async fn cleanup_stuck(pool: &PgPool, reason: &str) -> Result<u64> {
 /// its audit row together.
 pub async fn cleanup_stuck_in(conn: &mut PgConnection, reason: &str) -> Result<u64> {
     let all = ["incremental", "enrich", "full_crawl", "geocoder_enqueue"];
-    close_interrupted_in(conn, &all, Scope::StartedOver30MinAgo, reason).await
+    let closed = close_interrupted_in(conn, &all, Scope::StartedOver30MinAgo, reason).await?;
+    let orphaned = close_runless_triggers_in(conn, reason).await?;
+    if orphaned > 0 {
+        tracing::warn!(
+            triggers = orphaned,
+            "claimed triggers that never got a run closed"
+        );
+    }
+    Ok(closed)
+}
+
+/// Closes as `error` the triggers claimed more than 30 minutes ago that never got a run: the
+/// instance that claimed them could not open one and could not record the failure either
+/// (its database connection was gone), so nothing else would ever close them.
+async fn close_runless_triggers_in(conn: &mut PgConnection, reason: &str) -> Result<u64> {
+    let done = sqlx::query(
+        "UPDATE job_triggers SET status = 'error', finished_at = now(), error = $1
+         WHERE status = 'claimed' AND run_id IS NULL
+           AND claimed_at < now() - interval '30 minutes'",
+    )
+    .bind(reason)
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected())
 }
 
 async fn close_interrupted(

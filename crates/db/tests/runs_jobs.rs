@@ -97,12 +97,41 @@ async fn recovery_and_cleanup_close_runs_as_interrupted() {
         .execute(p)
         .await
         .unwrap();
+    // Two claimed triggers without a run: one claimed long ago (its instance could not
+    // open the run nor record the failure), one just now (its run is being opened).
+    let lost = jobs::create(p, "incremental", None).await.unwrap();
+    let opening = jobs::create(p, "enrich", None).await.unwrap();
+    sqlx::query(
+        "UPDATE job_triggers SET status = 'claimed',
+             claimed_at = CASE WHEN id = $1 THEN now() - interval '2 hours' ELSE now() END
+         WHERE id IN ($1, $2)",
+    )
+    .bind(lost)
+    .bind(opening)
+    .execute(p)
+    .await
+    .unwrap();
     assert_eq!(
         runs::cleanup_stuck(p, "stuck for more than 30 minutes")
             .await
             .unwrap(),
         1
     );
+    let trigger = |id: i64| {
+        sqlx::query_as::<_, (String, Option<String>)>(
+            "SELECT status, error FROM job_triggers WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_one(p)
+    };
+    assert_eq!(
+        trigger(lost).await.unwrap(),
+        (
+            "error".into(),
+            Some("stuck for more than 30 minutes".into())
+        )
+    );
+    assert_eq!(trigger(opening).await.unwrap(), ("claimed".into(), None));
     let s: String = sqlx::query_scalar("SELECT status FROM crawl_run WHERE id = $1")
         .bind(old)
         .fetch_one(p)
