@@ -11,6 +11,58 @@ use bandmap_geocode::{Outcome, run_batch};
 use common::*;
 
 #[tokio::test]
+async fn rows_not_started_when_the_budget_is_spent_go_back_unchanged() {
+    let db = bandmap_test_support::TestDb::new().await;
+    let geo = FakeGeoapify::start().await;
+    geo.set_results("Voss, Norway", vec![city("Voss", 60.63, 6.42, 0.9, "no")]);
+    let online = row(&db.pool, 1, 1, "Voss", &[], "Norway", "NO").await;
+    let offline = row(&db.pool, 1, 0, "Bergen", &["Vestland"], "Norway", "NO").await;
+    let before = state(&db.pool, online).await;
+    let spent = worker(&db.pool, &config(&geo), Some(tiny_gazetteer()))
+        .with_batch_budget(std::time::Duration::ZERO);
+
+    // The row decided without I/O is finished; the one needing the provider is given back.
+    let out = run_batch(&spent, 10).await;
+    assert_eq!(
+        out,
+        [Outcome::Done {
+            id: offline,
+            provider: "gazetteer".into(),
+            dedup: false
+        }]
+    );
+    assert!(
+        geo.texts().is_empty(),
+        "no provider call once the budget is spent"
+    );
+    let after = state(&db.pool, online).await;
+    assert_eq!(after.geocode_status, "pending");
+    assert_eq!(
+        (after.attempts, after.error),
+        (before.attempts, before.error)
+    );
+    let claimed: Option<chrono::DateTime<chrono::Utc>> =
+        sqlx::query_scalar("SELECT claimed_at FROM band_locations WHERE id = $1")
+            .bind(online)
+            .fetch_one(&db.pool)
+            .await
+            .unwrap();
+    assert_eq!(claimed, None);
+
+    // Due at once: the next batch with time left resolves it.
+    let w = worker(&db.pool, &config(&geo), Some(tiny_gazetteer()));
+    let out = run_batch(&w, 10).await;
+    assert_eq!(
+        out,
+        [Outcome::Done {
+            id: online,
+            provider: "geoapify".into(),
+            dedup: false
+        }]
+    );
+}
+
+#[tokio::test]
 async fn one_batch_claims_and_finishes_many_rows_with_the_right_primary_points() {
     let db = bandmap_test_support::TestDb::new().await;
     let geo = FakeGeoapify::start().await;

@@ -5,16 +5,15 @@
 //! [`super::run_once`] does. The database round trips per row, not the resolution, limit
 //! the worker (docs/geocoding.md), so sharing them across a batch is the throughput lever.
 
-use super::{
-    BATCH_BUDGET, Outcome, Plan, Worker, exit, finish_one, guarded, not_ours, plan, record_error,
-};
+use super::{Outcome, Plan, Worker, exit, finish_one, guarded, not_ours, plan, record_error};
 use crate::done::finish_many;
 use bandmap_db::band_locations::geocoding::{self, Claimed, Finished};
 use std::collections::HashSet;
 use std::panic::AssertUnwindSafe;
 
 /// Claims up to `limit` due rows and takes each to its next state; one [`Outcome`] per
-/// row handled (rows given back unstarted after [`BATCH_BUDGET`] have none; an empty list
+/// row handled (rows given back unstarted once the worker's batch budget, by default
+/// [`super::BATCH_BUDGET`], is spent have none; an empty list
 /// means nothing was due). Never panics; a row whose processing
 /// raises ends `error` alone, the others are unaffected.
 #[tracing::instrument(skip_all)]
@@ -46,7 +45,7 @@ pub async fn run_batch(ctx: &Worker, limit: usize) -> Vec<Outcome> {
     let started = std::time::Instant::now();
     let mut pending = online.into_iter();
     for (row, place, notes) in pending.by_ref() {
-        if started.elapsed() >= BATCH_BUDGET {
+        if started.elapsed() >= ctx.batch_budget {
             // Not started: give it (and the rest, below) back for another loop to take.
             release(ctx, std::iter::once(row), &mut out).await;
             break;

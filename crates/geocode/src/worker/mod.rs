@@ -102,6 +102,8 @@ pub struct Worker {
     pub geocoder: Geocoder,
     /// When this worker was built (the heartbeat's progress check allows a fresh start).
     started: std::time::Instant,
+    /// Time a batch may spend on provider calls ([`BATCH_BUDGET`]).
+    batch_budget: Duration,
 }
 
 impl Worker {
@@ -117,7 +119,14 @@ impl Worker {
             pool,
             geocoder,
             started: std::time::Instant::now(),
+            batch_budget: BATCH_BUDGET,
         }
+    }
+
+    /// The same worker with another batch budget (tests: a budget already spent).
+    pub fn with_batch_budget(mut self, budget: Duration) -> Worker {
+        self.batch_budget = budget;
+        self
     }
 }
 
