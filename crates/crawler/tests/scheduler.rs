@@ -312,36 +312,12 @@ async fn shutdown_ends_a_triggered_run_interrupted_and_its_trigger_error() {
     let c = bandmap_crawler::Crawler::from_config(db.pool.clone(), &cfg, signal)
         .unwrap()
         .with_batch_hook(hook);
-    let t_id = bandmap_db::jobs::create(&db.pool, "full_crawl", Some("admin"))
-        .await
-        .unwrap();
-    let claimed = bandmap_db::jobs::claim(&db.pool, &["full_crawl"])
-        .await
-        .unwrap()
-        .unwrap();
-    let run = execute(
-        &c,
-        JobKind::FullCrawl,
-        Some(claimed.id),
-        JobOptions::default(),
-    )
-    .await
-    .unwrap();
+    let (t_id, run) = run_triggered_full_crawl(&c, &db.pool).await;
     assert_eq!(run.status, "interrupted");
-    let (status, error): (String, Option<String>) =
-        sqlx::query_as("SELECT status, error FROM crawl_run WHERE id = $1")
-            .bind(run.run_id)
-            .fetch_one(&db.pool)
-            .await
-            .unwrap();
+    let (status, error) = status_and_error(&db.pool, "crawl_run", run.run_id).await;
     assert_eq!(status, "interrupted");
     assert!(error.unwrap().contains("shutting down"));
-    let (status, error): (String, Option<String>) =
-        sqlx::query_as("SELECT status, error FROM job_triggers WHERE id = $1")
-            .bind(t_id)
-            .fetch_one(&db.pool)
-            .await
-            .unwrap();
+    let (status, error) = status_and_error(&db.pool, "job_triggers", t_id).await;
     assert_eq!(status, "error");
     assert!(error.unwrap().contains("shutting down"));
 }
@@ -358,12 +334,7 @@ async fn a_job_that_cannot_start_closes_its_trigger_error_and_the_full_check_sta
         .await
         .unwrap();
     assert!(run_once(&c, &mut state).await.is_err());
-    let (status, error): (String, Option<String>) =
-        sqlx::query_as("SELECT status, error FROM job_triggers WHERE id = $1")
-            .bind(trigger)
-            .fetch_one(&db.pool)
-            .await
-            .unwrap();
+    let (status, error) = status_and_error(&db.pool, "job_triggers", trigger).await;
     assert_eq!(status, "error");
     assert!(error.unwrap().contains("test_no_runs"));
     // The rule-1 check (no checkpoint: due) fails to start its crawl and stays pending.

@@ -316,21 +316,7 @@ async fn cancel_between_batches_ends_the_run_cancelled_and_the_trigger_done() {
     });
     let (c, _) = fake_crawler(&db.pool, &fake, NOW, Shutdown::never());
     let c = c.with_batch_hook(hook);
-    let trigger = bandmap_db::jobs::create(&db.pool, "full_crawl", Some("admin"))
-        .await
-        .unwrap();
-    let claimed = bandmap_db::jobs::claim(&db.pool, &["full_crawl"])
-        .await
-        .unwrap()
-        .unwrap();
-    let run = execute(
-        &c,
-        JobKind::FullCrawl,
-        Some(claimed.id),
-        JobOptions::default(),
-    )
-    .await
-    .unwrap();
+    let (trigger, run) = run_triggered_full_crawl(&c, &db.pool).await;
     assert_eq!(run.status, "cancelled");
     assert_eq!(
         text(

@@ -170,3 +170,34 @@ pub async fn text(pool: &PgPool, sql: &str) -> Option<String> {
         .await
         .unwrap()
 }
+
+/// Creates an admin trigger for a full crawl, claims it as the scheduler does and runs its
+/// job on `c`; returns the trigger id and the run's outcome.
+pub async fn run_triggered_full_crawl(
+    c: &Crawler,
+    pool: &PgPool,
+) -> (i64, bandmap_crawler::job::RunOutcome) {
+    use bandmap_crawler::job::{JobKind, JobOptions, execute};
+    let trigger = bandmap_db::jobs::create(pool, "full_crawl", Some("admin"))
+        .await
+        .unwrap();
+    let claimed = bandmap_db::jobs::claim(pool, &["full_crawl"])
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(claimed.id, trigger);
+    let run = execute(c, JobKind::FullCrawl, Some(trigger), JobOptions::default())
+        .await
+        .unwrap();
+    (trigger, run)
+}
+
+/// `(status, error)` of a row of `table` (`crawl_run` or `job_triggers`).
+pub async fn status_and_error(pool: &PgPool, table: &str, id: i64) -> (String, Option<String>) {
+    let sql = format!("SELECT status, error FROM {table} WHERE id = $1");
+    sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(id)
+        .fetch_one(pool)
+        .await
+        .unwrap()
+}
