@@ -11,6 +11,14 @@ use common::*;
 use serde_json::json;
 use std::time::Duration;
 
+/// (model, how the fake answered) of every request, in order.
+fn answered(llm: &FakeLlm) -> Vec<(String, String)> {
+    llm.requests()
+        .into_iter()
+        .map(|q| (q.model, q.answered))
+        .collect()
+}
+
 fn kolbotn() -> serde_json::Value {
     json!({"city": "Kolbotn", "region": "Viken", "country": "Norway", "confidence": 0.9})
 }
@@ -280,11 +288,7 @@ async fn both_models_rate_limited_waits_for_the_earliest_retry_after() {
         matches!(&out, Outcome::Done { model, .. } if model == FALLBACK),
         "{out:?}"
     );
-    let seq: Vec<(String, String)> = llm
-        .requests()
-        .into_iter()
-        .map(|q| (q.model, q.answered))
-        .collect();
+    let seq = answered(&llm);
     assert_eq!(
         seq,
         vec![
@@ -617,11 +621,7 @@ async fn json_validate_failed_is_retried_on_the_other_model_and_recorded() {
         matches!(&out, Outcome::Done { model, cached: false, .. } if model == FALLBACK),
         "{out:?}"
     );
-    let seq: Vec<(String, String)> = llm
-        .requests()
-        .into_iter()
-        .map(|q| (q.model, q.answered))
-        .collect();
+    let seq = answered(&llm);
     assert_eq!(
         seq,
         vec![
