@@ -154,6 +154,22 @@ fn random_filter(rng: &mut StdRng) -> BandFilter {
     }
 }
 
+/// Bands 1..=n with random values from `seed`; returns the generator to go on with.
+async fn random_bands(pool: &PgPool, seed: u64, n: i64) -> StdRng {
+    let mut rng = StdRng::seed_from_u64(seed);
+    for id in 1..=n {
+        write_band(pool, &mut rng, id).await;
+    }
+    rng
+}
+
+/// A search with its copy loaded.
+async fn loaded_search(pool: &PgPool) -> Arc<BandSearch> {
+    let search = Arc::new(BandSearch::new());
+    search.load_now(pool).await.unwrap();
+    search
+}
+
 /// Runs one statement on the pool.
 async fn exec(pool: &PgPool, sql: &'static str) {
     sqlx::query(sql).execute(pool).await.unwrap();
@@ -182,12 +198,8 @@ async fn compare(pool: &PgPool, search: &Arc<BandSearch>, filters: &[BandFilter]
 async fn search_matches_the_sql_list_through_every_kind_of_change() {
     let db = TestDb::new().await;
     let pool = &db.pool;
-    let mut rng = StdRng::seed_from_u64(20261124);
-    for id in 1..=400 {
-        write_band(pool, &mut rng, id).await;
-    }
-    let search = Arc::new(BandSearch::new());
-    search.load_now(pool).await.unwrap();
+    let mut rng = random_bands(pool, 20261124, 400).await;
+    let search = loaded_search(pool).await;
     let filters: Vec<BandFilter> = (0..300).map(|_| random_filter(&mut rng)).collect();
     compare(pool, &search, &filters).await;
 
@@ -215,12 +227,8 @@ async fn search_matches_the_sql_list_through_every_kind_of_change() {
 async fn a_writer_in_flight_during_a_refresh_is_seen_once_it_commits() {
     let db = TestDb::new().await;
     let pool = &db.pool;
-    let mut rng = StdRng::seed_from_u64(7);
-    for id in 1..=50 {
-        write_band(pool, &mut rng, id).await;
-    }
-    let search = Arc::new(BandSearch::new());
-    search.load_now(pool).await.unwrap();
+    random_bands(pool, 7, 50).await;
+    let search = loaded_search(pool).await;
     let find = BandFilter {
         name_pattern: Some("%inflight%".into()),
         limit: 50,
@@ -275,10 +283,7 @@ async fn a_writer_in_flight_during_a_refresh_is_seen_once_it_commits() {
 async fn a_truncation_hands_the_list_to_sql_until_a_new_copy_loads() {
     let db = TestDb::new().await;
     let pool = &db.pool;
-    let mut rng = StdRng::seed_from_u64(99);
-    for id in 1..=20 {
-        write_band(pool, &mut rng, id).await;
-    }
+    let mut rng = random_bands(pool, 99, 20).await;
     let search = Arc::new(BandSearch::new());
     let all = BandFilter {
         limit: 50,
@@ -311,8 +316,7 @@ async fn many_renames_start_a_full_load_that_restores_the_name_order() {
     .execute(pool)
     .await
     .unwrap();
-    let search = Arc::new(BandSearch::new());
-    search.load_now(pool).await.unwrap();
+    let search = loaded_search(pool).await;
     assert_eq!(search.unranked().await, Some(0));
 
     exec(pool, "UPDATE bands SET name = md5(name)").await;
