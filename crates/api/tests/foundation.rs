@@ -42,6 +42,14 @@ async fn openapi_document_is_served() {
     assert!(doc["openapi"].as_str().unwrap().starts_with("3.1"));
     assert!(doc["paths"]["/healthz"].is_object());
     assert!(doc["paths"]["/readyz"].is_object());
+    // The search's `q` is documented as the handler checks it: required, not blank.
+    let q = &doc["paths"]["/api/search"]["get"]["parameters"][0];
+    assert_eq!(
+        (q["name"].as_str(), q["required"].as_bool()),
+        (Some("q"), Some(true))
+    );
+    assert_eq!(q["schema"]["minLength"], 1);
+    assert_eq!(q["schema"]["pattern"], "\\S");
 }
 
 #[tokio::test]

@@ -25,7 +25,9 @@ const SEARCH_SQL: &str = "SELECT ma_id, name, country, genre, lat, lon FROM band
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct SearchParams {
-    /// Part of a band name (case-insensitive; `%` and `_` literal). Required.
+    /// Part of a band name (case-insensitive; `%` and `_` literal). Required: missing or
+    /// blank is a 400 (the handler checks; the schema says so for generated clients).
+    #[param(required = true, min_length = 1, pattern = "\\S")]
     q: Option<String>,
 }
 
