@@ -50,6 +50,13 @@ async fn openapi_document_is_served() {
     );
     assert_eq!(q["schema"]["minLength"], 1);
     assert_eq!(q["schema"]["pattern"], "\\S");
+    // The band PATCH body: `name` optional but never null or blank; any number of keys.
+    let patch = &doc["components"]["schemas"]["BandPatchRequest"];
+    assert!(patch.get("maxProperties").is_none(), "{patch}");
+    assert_eq!(patch["properties"]["name"]["type"], "string");
+    assert_eq!(patch["properties"]["name"]["pattern"], "\\S");
+    let required = patch["required"].as_array().map_or(0, Vec::len);
+    assert_eq!(required, 0, "{patch}");
 }
 
 #[tokio::test]

@@ -131,11 +131,14 @@ where
 
 /// Body of `PATCH /admin/api/bands/{ma_id}`: any of these keys; `null` clears a field
 /// (except `name`). Another key → 400.
+// The schema says what the handler checks where OpenAPI can: a `name` that is a non-blank
+// string (never null). "At least one key" stays unsaid: utoipa 5 writes `min_properties`
+// out as `maxProperties`, which would forbid editing two fields at once.
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BandPatchRequest {
     #[serde(default, deserialize_with = "present")]
-    #[schema(value_type = Option<String>, min_length = 1, max_length = 300)]
+    #[schema(value_type = String, required = false, min_length = 1, max_length = 300, pattern = "\\S")]
     pub name: Option<Option<String>>,
     #[serde(default, deserialize_with = "present")]
     #[schema(value_type = Option<String>, max_length = 300)]
