@@ -4,7 +4,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use bandmap_test_support::spawn_app;
-use serde_json::Value;
 use std::collections::BTreeSet;
 
 /// `(method, path)` of every `### METHOD /path` heading, `:id` turned into `{id}`.
@@ -33,15 +32,7 @@ fn documented(markdown: &str) -> BTreeSet<(String, String)> {
 #[tokio::test]
 async fn admin_api_doc_matches_the_openapi_document() {
     let app = spawn_app().await;
-    let doc: Value = app
-        .client
-        .get(app.url("/api/openapi.json"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let doc = app.openapi().await;
     let in_openapi: BTreeSet<(String, String)> = doc["paths"]
         .as_object()
         .unwrap()

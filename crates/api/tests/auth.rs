@@ -402,15 +402,7 @@ async fn writes_require_a_json_content_type() {
 #[tokio::test]
 async fn auth_band_and_import_routes_are_in_the_openapi_document() {
     let app = spawn_app().await;
-    let doc: Value = app
-        .client
-        .get(app.url("/api/openapi.json"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let doc = app.openapi().await;
     let paths = &doc["paths"];
     for (path, method) in [
         ("/admin/auth/login", "post"),

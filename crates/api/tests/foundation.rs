@@ -30,15 +30,7 @@ async fn readyz_fails_when_the_database_is_gone() {
 #[tokio::test]
 async fn openapi_document_is_served() {
     let app = spawn_app().await;
-    let doc: Value = app
-        .client
-        .get(app.url("/api/openapi.json"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let doc = app.openapi().await;
     assert!(doc["openapi"].as_str().unwrap().starts_with("3.1"));
     assert!(doc["paths"]["/healthz"].is_object());
     assert!(doc["paths"]["/readyz"].is_object());
@@ -174,22 +166,13 @@ async fn body_rejections_keep_their_own_4xx() {
 #[tokio::test]
 async fn the_map_page_carries_the_configured_tile_url() {
     let app = bandmap_test_support::spawn_app_with(&[("MAP_TILE_URL", "none")], None).await;
-    let page = app
-        .client
-        .get(app.url("/"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let page = app.get_text("/").await;
     assert!(
         page.contains(r#"<meta name="bandmap-tiles" content="none">"#),
         "{page}"
     );
     let app = spawn_app().await;
-    let page = app.client.get(app.url("/")).send().await.unwrap();
-    let page = page.text().await.unwrap();
+    let page = app.get_text("/").await;
     let default = format!(
         r#"<meta name="bandmap-tiles" content="{}">"#,
         bandmap_config::DEFAULT_TILE_URL

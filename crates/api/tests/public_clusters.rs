@@ -479,15 +479,7 @@ async fn background_task_picks_up_changes() {
 #[tokio::test]
 async fn routes_are_in_the_openapi_document() {
     let app = spawn_app().await;
-    let doc: Value = app
-        .client
-        .get(app.url("/api/openapi.json"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let doc = app.openapi().await;
     for path in ["/api/clusters", "/api/bands/{ma_id}", "/api/search"] {
         assert!(doc["paths"][path]["get"].is_object(), "{path}");
     }

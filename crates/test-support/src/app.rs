@@ -122,6 +122,23 @@ impl TestApp {
             .to_string()
     }
 
+    /// The body of `GET path` as text, whatever its status.
+    pub async fn get_text(&self, path: &str) -> String {
+        self.client
+            .get(self.url(path))
+            .send()
+            .await
+            .expect("request")
+            .text()
+            .await
+            .expect("body")
+    }
+
+    /// The served OpenAPI document.
+    pub async fn openapi(&self) -> serde_json::Value {
+        serde_json::from_str(&self.get_text("/api/openapi.json").await).expect("OpenAPI JSON")
+    }
+
     /// A request builder carrying the admin session cookie.
     pub fn admin(
         &self,
