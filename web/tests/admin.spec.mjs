@@ -144,5 +144,6 @@ describe('admin console', () => {
     await page.locator('#login-form').waitFor({ state: 'visible' });
     assert.deepEqual(problems.errors, [], 'no uncaught page error');
     assert.deepEqual(problems.dialogs, [], 'no dialog');
+    assert.deepEqual(problems.csp, [], 'every view works under the Content-Security-Policy');
   });
 });

@@ -50,13 +50,24 @@ export async function launch() {
   };
 }
 
-/** Collect page errors and dialogs (an alert() would mean injected script ran). */
+/** Collect page errors, dialogs (an alert() would mean injected script ran) and
+ *  Content-Security-Policy violations (the pages must work under the server's policy). */
 export function watchPage(page) {
-  const problems = { errors: [], dialogs: [] };
+  const problems = { errors: [], dialogs: [], csp: [] };
   page.on('pageerror', (e) => problems.errors.push(String(e)));
   page.on('dialog', async (d) => {
     problems.dialogs.push(`${d.type()}: ${d.message()}`);
     await d.dismiss().catch(() => {});
   });
+  page.on('console', (m) => {
+    if (m.type() === 'error' && /Content Security Policy/i.test(m.text())) problems.csp.push(m.text());
+  });
+  page.exposeFunction('__bandmapCspViolation', (v) => problems.csp.push(v)).catch(() => {});
+  page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      // eslint-disable-next-line no-undef
+      window.__bandmapCspViolation?.(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'}`);
+    });
+  }).catch(() => {});
   return problems;
 }

@@ -101,6 +101,7 @@ describe('public map', () => {
 
     assert.deepEqual(problems.dialogs, [], 'no dialog was opened');
     assert.deepEqual(problems.errors, [], 'no uncaught page error');
+    assert.deepEqual(problems.csp, [], 'the page works under the Content-Security-Policy');
     assert.deepEqual(failed, [], 'no request of the page fails (no 404 for a missing asset)');
     await page.close();
   });
@@ -193,6 +194,31 @@ describe('public map', () => {
     await page.locator('#card').waitFor({ state: 'visible' });
     await page.waitForFunction(() => document.querySelector('#card-title')?.textContent !== 'Chargement…');
     assert.ok((await page.locator('#card-title').innerText()).length > 0);
+    await page.close();
+  });
+
+  test('map: the Content-Security-Policy refuses inline script and framing', async () => {
+    const page = await browser.context.newPage();
+    const problems = watchPage(page);
+    const response = await page.goto(`${target.url}/`);
+    const headers = response.headers();
+    if (target.mock) return; // the dev mock server sends no policy; e2e runs the real server
+    assert.match(headers['content-security-policy'] ?? '', /frame-ancestors 'none'/);
+    assert.equal(headers['x-content-type-options'], 'nosniff');
+    await page.locator('#map').waitFor();
+    assert.deepEqual(problems.csp, [], 'the page itself needs nothing the policy refuses');
+    await page.addScriptTag({ content: 'window.__inlineRan = true;' }).catch(() => {});
+    assert.equal(await page.evaluate(() => window.__inlineRan === true), false, 'an inline script does not run');
+    for (let i = 0; i < 50 && problems.csp.length === 0; i += 1) await page.waitForTimeout(100);
+    assert.ok(problems.csp.some((v) => /script-src/.test(v)), `the violation is reported: ${problems.csp}`);
+    // A framing attempt from another document is refused by the browser.
+    const framer = await browser.context.newPage();
+    await framer.setContent(`<iframe id="f" src="${target.url}/"></iframe>`);
+    await framer.waitForTimeout(500);
+    const framed = framer.frames().find((f) => f.url().startsWith(target.url));
+    const framedTitle = framed ? await framed.title().catch(() => '') : '';
+    assert.ok(!/Band Map/.test(framedTitle), 'the map cannot be framed');
+    await framer.close();
     await page.close();
   });
 });

@@ -11,6 +11,7 @@ pub mod import;
 pub mod openapi;
 pub mod probes;
 pub mod public;
+pub mod security_headers;
 pub mod server;
 pub mod state;
 pub mod web;

@@ -2,6 +2,7 @@
 
 use crate::error::plain;
 use crate::openapi::ApiDoc;
+use crate::security_headers::SecurityHeaders;
 use crate::state::AppState;
 use crate::web::{self, WebFiles};
 use axum::Router;
@@ -13,6 +14,7 @@ use axum::routing::get;
 use bandmap_health::Shutdown;
 use std::future::IntoFuture;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::compression::CompressionLayer;
@@ -67,6 +69,7 @@ pub fn build_router(state: AppState) -> Router {
     let doc_json = serde_json::to_value(&doc).unwrap_or_default();
     let files = WebFiles::new(state.config.server.web_dir.clone())
         .with_tile_url(&state.config.server.map_tile_url);
+    let security = Arc::new(SecurityHeaders::new(&state.config.server.map_tile_url));
     api.route(
         "/api/openapi.json",
         get(move || {
@@ -85,6 +88,10 @@ pub fn build_router(state: AppState) -> Router {
         )
     })
     .layer(CompressionLayer::new())
+    .layer(axum::middleware::from_fn_with_state(
+        security,
+        crate::security_headers::apply,
+    ))
     .layer(axum::middleware::from_fn(time_limit))
     .layer(CatchPanicLayer::custom(|_panic| -> Response {
         tracing::error!("handler panicked");
