@@ -4,10 +4,16 @@
 #
 #   scripts/setup-web.sh            # install deps + vendor files
 #   SKIP_NPM=1 scripts/setup-web.sh # only (re)copy vendor files
+#
+# The `bandmap` binary embeds web/ when it is compiled (crates/api/build.rs tracks the
+# folder, so a later `cargo build` picks these files up; a release build without them fails
+# and names this script).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WEB="$ROOT/web"
+NM="$WEB/node_modules"
+VENDOR="$WEB/vendor"
 
 if ! command -v npm >/dev/null 2>&1; then
   echo "setup-web: npm not found (install Node.js >= 20)" >&2
@@ -22,17 +28,50 @@ if [ "${SKIP_NPM:-0}" != "1" ]; then
   fi
 fi
 
-SRC="$WEB/node_modules/leaflet/dist"
-DST="$WEB/vendor/leaflet"
-if [ ! -f "$SRC/leaflet.js" ]; then
-  echo "setup-web: $SRC/leaflet.js missing (npm install failed?)" >&2
-  exit 1
-fi
-rm -rf "$DST"
-mkdir -p "$DST/images"
-cp "$SRC/leaflet.js" "$SRC/leaflet.css" "$SRC/leaflet-src.esm.js" "$DST/"
-cp "$SRC/images/"*.png "$DST/images/"
-cp "$WEB/node_modules/leaflet/LICENSE" "$DST/LICENSE" 2>/dev/null || true
+need() {
+  if [ ! -f "$1" ]; then
+    echo "setup-web: $1 missing (npm install failed?)" >&2
+    exit 1
+  fi
+}
 
-echo "setup-web: vendor files in $DST"
-ls "$DST"
+# Leaflet: the ES module build, its stylesheet and images.
+need "$NM/leaflet/dist/leaflet-src.esm.js"
+rm -rf "$VENDOR"
+mkdir -p "$VENDOR/leaflet/images"
+cp "$NM/leaflet/dist/"{leaflet.js,leaflet.css,leaflet-src.esm.js} "$VENDOR/leaflet/"
+cp "$NM/leaflet/dist/images/"*.png "$VENDOR/leaflet/images/"
+cp "$NM/leaflet/LICENSE" "$VENDOR/leaflet/LICENSE"
+
+# topojson-client: its ES module sources (relative imports with .js, load as they are).
+need "$NM/topojson-client/src/index.js"
+mkdir -p "$VENDOR/topojson-client"
+cp "$NM/topojson-client/src/"*.js "$NM/topojson-client/LICENSE" "$VENDOR/topojson-client/"
+
+# polylabel (country label positions) and its one dependency; the bare import
+# 'tinyqueue' becomes a relative path (no import map: the CSP refuses inline scripts).
+need "$NM/polylabel/polylabel.js"
+need "$NM/tinyqueue/index.js"
+mkdir -p "$VENDOR/polylabel" "$VENDOR/tinyqueue"
+sed "s#from 'tinyqueue'#from '../tinyqueue/index.js'#" "$NM/polylabel/polylabel.js" >"$VENDOR/polylabel/polylabel.js"
+grep -q "from '../tinyqueue/index.js'" "$VENDOR/polylabel/polylabel.js" || {
+  echo "setup-web: polylabel's tinyqueue import not found (new polylabel version?)" >&2
+  exit 1
+}
+cp "$NM/polylabel/LICENSE" "$VENDOR/polylabel/"
+cp "$NM/tinyqueue/index.js" "$NM/tinyqueue/LICENSE" "$VENDOR/tinyqueue/"
+
+# Natural Earth country outlines (public domain), 1:110m: 38 KB gzip (1:50m is 230 KB,
+# beyond the page weight budget of docs/frontend.md).
+need "$NM/world-atlas/countries-110m.json"
+mkdir -p "$VENDOR/world-atlas"
+cp "$NM/world-atlas/countries-110m.json" "$NM/world-atlas/LICENSE" "$VENDOR/world-atlas/"
+
+# Cinzel (SIL OFL), the display typeface for names: latin 700 only.
+need "$NM/@fontsource/cinzel/files/cinzel-latin-700-normal.woff2"
+mkdir -p "$VENDOR/cinzel"
+cp "$NM/@fontsource/cinzel/files/cinzel-latin-700-normal.woff2" "$VENDOR/cinzel/"
+cp "$NM/@fontsource/cinzel/LICENSE" "$VENDOR/cinzel/" 2>/dev/null || true
+
+echo "setup-web: vendor files in $VENDOR"
+find "$VENDOR" -type f | sed "s#^$WEB/##" | sort

@@ -21,7 +21,7 @@ export const XSS_NAME = '<img src=x onerror=alert(1)>';
 const MIME = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8', '.json': 'application/json', '.geojson': 'application/geo+json',
-  '.png': 'image/png', '.svg': 'image/svg+xml', '.ico': 'image/x-icon',
+  '.png': 'image/png', '.svg': 'image/svg+xml', '.ico': 'image/x-icon', '.woff2': 'font/woff2',
 };
 
 // ---------- data ----------
@@ -131,6 +131,7 @@ function serveStatic(req, res, pathname) {
   let rel;
   if (pathname === '/' || pathname === '/index.html') rel = 'map/index.html';
   else if (pathname === '/admin' || pathname === '/admin/') rel = 'admin/index.html';
+  else if (pathname === '/favicon.svg') rel = 'favicon.svg';
   else if (/^\/(map|vendor|admin)\//.test(pathname)) rel = pathname.slice(1);
   else return err(res, 404, 'not_found', 'not found');
   const file = path.resolve(WEB, rel);

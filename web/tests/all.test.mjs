@@ -2,4 +2,5 @@
 // *.test.mjs files only). Each spec file can also be run alone:
 //   node --test web/tests/admin.spec.mjs web/tests/map.spec.mjs
 import './map.spec.mjs';
+import './map-geo.spec.mjs';
 import './admin.spec.mjs';

@@ -187,7 +187,7 @@ describe('public map', () => {
     const resp = page.waitForResponse((r) => r.url().includes('/api/search?'), { timeout: 15000 });
     await page.fill('#search-input', name);
     await resp;
-    const option = page.locator('#search-results button').first();
+    const option = page.locator('#search-results [role="option"]').first();
     await option.waitFor({ timeout: 10000 });
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('Enter');

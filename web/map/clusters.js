@@ -1,0 +1,107 @@
+// The clusters layer: GET /api/clusters for the view and the filters, drawn as cluster,
+// point and stack markers; the point count goes to the status line (always visible).
+import * as L from '/vendor/leaflet/leaflet-src.esm.js';
+import { getJson, isAbort } from './api.js';
+import { $, text } from './dom.js';
+import { showError, clearError } from './errors.js';
+import { markerIcon, accessibleMarker, clusterSize } from './markers.js';
+import { state, FILTERS } from './state.js';
+
+let layer = null;
+let handlers = null;
+let loadCtrl = null;
+
+export function bboxParam(bounds) {
+  const clamp = (v, lo, hi) => Math.max(lo, Math.min(hi, v));
+  const w = clamp(bounds.getWest(), -180, 180);
+  const s = clamp(bounds.getSouth(), -90, 90);
+  const e = clamp(bounds.getEast(), -180, 180);
+  const n = clamp(bounds.getNorth(), -90, 90);
+  return [w, s, e, n].map((v) => v.toFixed(5)).join(',');
+}
+
+function addCluster(latlng, p) {
+  const map = state.map;
+  const count = Number(p.count) || 0;
+  const cls = `bm-cluster ${count >= 1000 ? 'size-l' : count >= 100 ? 'size-m' : 'size-s'}`;
+  const label = count >= 10000 ? `${Math.round(count / 1000)}k` : String(count);
+  const target = Number.isFinite(Number(p.expansion_zoom)) ? Number(p.expansion_zoom) : map.getZoom() + 2;
+  accessibleMarker(latlng, markerIcon(cls, clusterSize(count), label), `Groupe de ${count} points : zoomer`, () => {
+    map.setView(latlng, Math.min(map.getMaxZoom(), Math.max(target, map.getZoom() + 1)));
+  }, { count, kind: 'cluster' }).addTo(layer);
+}
+
+function addStack(latlng, items) {
+  if (items.length === 1) {
+    const p = items[0];
+    const label = `${text(p.name)} — ${text(p.location_raw)}${p.step_label ? ` (${p.step_label})` : ''}`;
+    accessibleMarker(latlng, markerIcon('bm-point', 16, ''), label, () => handlers.openBand(p.ma_id), { maId: p.ma_id, kind: 'point' })
+      .addTo(layer);
+    return;
+  }
+  accessibleMarker(latlng, markerIcon('bm-point bm-stack', 24, String(items.length)),
+    `${items.length} groupes à ${text(items[0].location_raw)}`, () => handlers.openStack(items), { count: items.length, kind: 'stack' })
+    .addTo(layer);
+}
+
+/** Draws a FeatureCollection; returns the number of points (bands' steps) it holds. */
+function render(fc) {
+  layer.clearLayers();
+  const features = Array.isArray(fc?.features) ? fc.features : [];
+  let clusters = 0;
+  let points = 0;
+  const stacks = new Map(); // identical coordinates → list of point features
+  for (const f of features) {
+    const coords = f?.geometry?.coordinates;
+    if (!Array.isArray(coords) || !Number.isFinite(coords[0]) || !Number.isFinite(coords[1])) continue;
+    const p = f.properties || {};
+    const latlng = L.latLng(coords[1], coords[0]);
+    if (p.cluster) {
+      clusters += 1;
+      points += Number(p.count) || 0;
+      addCluster(latlng, p);
+    } else {
+      points += 1;
+      const key = `${coords[1].toFixed(6)},${coords[0].toFixed(6)}`;
+      if (!stacks.has(key)) stacks.set(key, { latlng, items: [] });
+      stacks.get(key).items.push(p);
+    }
+  }
+  for (const { latlng, items } of stacks.values()) addStack(latlng, items);
+  const status = $('map-status');
+  status.dataset.count = String(points);
+  status.textContent = features.length
+    ? `${points.toLocaleString('fr-FR')} point(s) affiché(s)${clusters ? `, dont ${clusters} amas` : ''}${fc?.truncated ? ' (liste tronquée : zoomez)' : ''}.`
+    : 'Aucun groupe dans cette zone avec ces filtres.';
+}
+
+/** Loads the clusters of the current view; resolves once they are drawn (or failed). */
+export async function loadClusters() {
+  if (loadCtrl) loadCtrl.abort();
+  const ctrl = new AbortController();
+  loadCtrl = ctrl;
+  const map = state.map;
+  const q = new URLSearchParams();
+  q.set('bbox', bboxParam(map.getBounds()));
+  q.set('zoom', String(Math.max(0, Math.min(20, Math.round(map.getZoom())))));
+  for (const k of FILTERS) if (state.filters[k]) q.set(k, state.filters[k]);
+  $('map-status').setAttribute('aria-busy', 'true');
+  try {
+    const fc = await getJson(`/api/clusters?${q.toString()}`, { signal: ctrl.signal });
+    if (ctrl !== loadCtrl) return;
+    render(fc);
+    clearError('clusters');
+  } catch (e) {
+    if (ctrl !== loadCtrl || isAbort(e)) return;
+    $('map-status').textContent = 'Groupes non chargés.';
+    showError('clusters', `Les groupes n’ont pas pu être chargés : ${e.message}.`, () => loadClusters());
+  } finally {
+    if (ctrl === loadCtrl) $('map-status').removeAttribute('aria-busy');
+  }
+}
+
+/** Adds the layer; `on` = {openBand(maId), openStack(items)}. */
+export function initClusters(map, on) {
+  layer = L.layerGroup().addTo(map);
+  handlers = on;
+}

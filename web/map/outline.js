@@ -1,0 +1,169 @@
+// Offline geography: Natural Earth country outlines (world-atlas, public domain) drawn
+// under the tiles, so the map is readable when the tile server is unreachable, and
+// country names at low zoom. Panes: outline (z 150) and country labels (z 160) below
+// Leaflet's tile pane (z 200): tiles that load cover both.
+import * as L from '/vendor/leaflet/leaflet-src.esm.js';
+import { feature, mesh } from '/vendor/topojson-client/index.js';
+import polylabel from '/vendor/polylabel/polylabel.js';
+import { getJson } from './api.js';
+import { h } from './dom.js';
+import { showError, clearError } from './errors.js';
+
+const DATA_URL = '/vendor/world-atlas/countries-110m.json';
+const LABEL_MAX_ZOOM = 6;
+const LABEL_HEIGHT = 16;
+const LABEL_FONT_PX = 11;
+
+function pane(map, name, zIndex) {
+  const p = map.createPane(name);
+  p.style.zIndex = String(zIndex);
+  p.style.pointerEvents = 'none';
+  return p;
+}
+
+/** Planar area of a ring (lon/lat): enough to pick a country's main polygon. */
+function ringArea(ring) {
+  let a = 0;
+  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) a += (ring[j][0] + ring[i][0]) * (ring[j][1] - ring[i][1]);
+  return Math.abs(a / 2);
+}
+
+/** The label anchor of a country: the pole of inaccessibility of its largest polygon. */
+function labelPoint(geometry) {
+  const polygons = geometry.type === 'Polygon' ? [geometry.coordinates] : geometry.coordinates;
+  let best = null;
+  let bestArea = -1;
+  for (const poly of polygons) {
+    const a = ringArea(poly[0]);
+    if (a > bestArea) {
+      bestArea = a;
+      best = poly;
+    }
+  }
+  const [lon, lat] = polylabel(best, 0.2);
+  const xs = best[0].map((c) => c[0]);
+  const ys = best[0].map((c) => c[1]);
+  const bounds = L.latLngBounds([Math.min(...ys), Math.min(...xs)], [Math.max(...ys), Math.max(...xs)]);
+  return { latlng: L.latLng(lat, lon), bounds, area: bestArea };
+}
+
+function countryLabels(countries) {
+  return countries.features
+    .filter((f) => f.geometry && f.properties?.name)
+    .map((f) => {
+      const name = f.properties.name;
+      const { latlng, bounds, area } = labelPoint(f.geometry);
+      const marker = L.marker(latlng, {
+        pane: 'countryLabels',
+        interactive: false,
+        keyboard: false,
+        icon: L.divIcon({ className: 'bm-country', html: h('span', null, name), iconSize: null }),
+      });
+      return { name, latlng, bounds, area, marker };
+    })
+    .sort((a, b) => b.area - a.area);
+}
+
+/** Width on screen of a label (the font of .bm-country in map.css: Cinzel 700 11px,
+ *  upper case, letter-spacing .12em), with a margin. */
+function textWidth() {
+  const ctx = document.createElement('canvas').getContext('2d');
+  ctx.font = `700 ${LABEL_FONT_PX}px Cinzel, "Times New Roman", serif`;
+  return (name) => ctx.measureText(name.toUpperCase()).width + name.length * LABEL_FONT_PX * 0.12 + 10;
+}
+
+/** Greedy placement: biggest countries first; a label is shown when its country is wide
+ *  enough on screen for it and it overlaps no label already placed. */
+function placeLabels(map, labels, layer) {
+  layer.clearLayers();
+  if (map.getZoom() > LABEL_MAX_ZOOM) return;
+  const view = map.getPixelBounds();
+  const placed = [];
+  const measure = textWidth();
+  for (const l of labels) {
+    l.width = measure(l.name);
+    const nw = map.project(l.bounds.getNorthWest());
+    const se = map.project(l.bounds.getSouthEast());
+    if (se.x - nw.x < l.width * 0.55) continue;
+    const p = map.project(l.latlng);
+    const box = L.bounds([p.x - l.width / 2, p.y - LABEL_HEIGHT / 2], [p.x + l.width / 2, p.y + LABEL_HEIGHT / 2]);
+    if (!view.intersects(box)) continue;
+    if (placed.some((b) => b.intersects(box))) continue;
+    placed.push(box);
+    l.marker.addTo(layer);
+  }
+}
+
+/** Longitudes made continuous along a ring (a ring crossing the antimeridian, e.g.
+ *  Russia's Chukotka or Fiji, would otherwise fill a band across the world). */
+function unwrapRing(ring) {
+  let prev = null;
+  return ring.map(([lon, lat]) => {
+    let x = lon;
+    if (prev !== null) {
+      while (x - prev > 180) x -= 360;
+      while (x - prev < -180) x += 360;
+    }
+    prev = x;
+    return [x, lat];
+  });
+}
+
+function unwrapGeometry(g) {
+  if (g.type === 'Polygon') return { ...g, coordinates: g.coordinates.map(unwrapRing) };
+  if (g.type === 'MultiPolygon') return { ...g, coordinates: g.coordinates.map((p) => p.map(unwrapRing)) };
+  return g;
+}
+
+/** Lines cut where they jump across the antimeridian. */
+function splitAtAntimeridian(multiLine) {
+  const lines = [];
+  for (const line of multiLine.coordinates) {
+    let current = [line[0]];
+    for (let i = 1; i < line.length; i++) {
+      if (Math.abs(line[i][0] - line[i - 1][0]) > 180) {
+        lines.push(current);
+        current = [];
+      }
+      current.push(line[i]);
+    }
+    lines.push(current);
+  }
+  return { type: 'MultiLineString', coordinates: lines.filter((l) => l.length > 1) };
+}
+
+function drawOutline(map, topo) {
+  const all = feature(topo, topo.objects.countries);
+  // Antarctica is far off this map and its ring circles the pole.
+  const countries = {
+    ...all,
+    features: all.features.filter((f) => f.geometry && f.properties?.name !== 'Antarctica')
+      .map((f) => ({ ...f, geometry: unwrapGeometry(f.geometry) })),
+  };
+  const common = { pane: 'outline', interactive: false };
+  L.geoJSON(countries, { ...common, style: { className: 'bm-land', stroke: false, fill: true, fillColor: '#1c222b', fillOpacity: 1 } }).addTo(map);
+  L.geoJSON(splitAtAntimeridian(mesh(topo, topo.objects.countries, (a, b) => a !== b)),
+    { ...common, style: { className: 'bm-border', color: '#4a5568', weight: 0.8, opacity: 0.9, fill: false } }).addTo(map);
+  L.geoJSON(splitAtAntimeridian(mesh(topo, topo.objects.countries, (a, b) => a === b)),
+    { ...common, style: { className: 'bm-coast', color: '#5f7287', weight: 1.1, opacity: 1, fill: false } }).addTo(map);
+  return countries;
+}
+
+/** Draws the outline map and its labels; an error is shown, not thrown (the points still work). */
+export async function addOutline(map) {
+  pane(map, 'outline', 150);
+  pane(map, 'countryLabels', 160);
+  const layer = L.layerGroup().addTo(map);
+  try {
+    const topo = await getJson(DATA_URL);
+    const countries = drawOutline(map, topo);
+    const labels = countryLabels(countries);
+    const place = () => placeLabels(map, labels, layer);
+    map.on('zoomend moveend', place);
+    place();
+    document.fonts?.ready.then(place); // label widths are measured in the display font
+    clearError('outline');
+  } catch (e) {
+    showError('outline', `Le fond de carte hors ligne (contours des pays) n’a pas pu être chargé : ${e.message}.`);
+  }
+}

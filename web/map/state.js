@@ -1,0 +1,53 @@
+// The page state that a shared link carries: view, filters, open band.
+// /?lat=..&lon=..&z=..&genre=..&country=..&status=..&year_min=..&year_max=..&band=<ma_id>
+import { num } from './dom.js';
+
+export const FILTERS = ['genre', 'country', 'status', 'year_min', 'year_max'];
+export const DEFAULT_VIEW = { lat: 52, lon: 12, zoom: 4 };
+
+const initial = new URLSearchParams(location.search);
+
+export const state = {
+  filters: Object.fromEntries(FILTERS.filter((k) => initial.get(k)).map((k) => [k, initial.get(k)])),
+  openBand: initial.get('band') || null,
+  map: null,
+};
+
+/** The view asked for by the URL, or the default one. */
+export function initialView() {
+  const lat = num(initial.get('lat'));
+  const lon = num(initial.get('lon'));
+  const zoom = num(initial.get('z') ?? initial.get('zoom'));
+  return {
+    center: [Number.isFinite(lat) ? lat : DEFAULT_VIEW.lat, Number.isFinite(lon) ? lon : DEFAULT_VIEW.lon],
+    zoom: Number.isFinite(zoom) ? Math.max(2, Math.min(18, Math.round(zoom))) : DEFAULT_VIEW.zoom,
+  };
+}
+
+export function updateUrl() {
+  const p = new URLSearchParams();
+  if (state.map) {
+    const c = state.map.getCenter();
+    p.set('lat', c.lat.toFixed(4));
+    p.set('lon', c.lng.toFixed(4));
+    p.set('z', String(state.map.getZoom()));
+  }
+  for (const k of FILTERS) if (state.filters[k]) p.set(k, state.filters[k]);
+  if (state.openBand) p.set('band', state.openBand);
+  history.replaceState(null, '', `${location.pathname}?${p.toString()}`);
+}
+
+const listeners = [];
+
+/** Called with the filters each time they change. */
+export function onFiltersChange(fn) {
+  listeners.push(fn);
+}
+
+/** Replaces the filters (blank values dropped), updates the URL and tells the listeners. */
+export function setFilters(next) {
+  state.filters = Object.fromEntries(FILTERS.filter((k) => next[k] !== undefined && String(next[k]).trim() !== '')
+    .map((k) => [k, String(next[k]).trim()]));
+  updateUrl();
+  for (const fn of listeners) fn(state.filters);
+}
