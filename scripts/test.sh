@@ -41,3 +41,5 @@ cargo test --workspace --no-fail-fast
 
 log "end to end: bandmap all on the offline demo, browser tests, schemathesis"
 scripts/e2e.sh
+log "build order: cargo build before scripts/setup-web.sh never gives a blank page"
+scripts/test-build-order.sh

@@ -1,6 +1,8 @@
 //! The static front end, same-origin: `/` is the public map page, `/admin/` the admin
-//! console, `/map/*`, `/admin/*` and `/vendor/*` their assets. Files are embedded in the
-//! binary from `web/` (read from disk in debug builds), or served from `WEB_DIR` when set.
+//! console, `/map/*`, `/admin/*` and `/vendor/*` their assets, `/favicon.svg` the icon of
+//! both. Files are embedded in the binary from `web/` (read from disk in debug builds), or
+//! served from `WEB_DIR` when set. `build.rs` re-embeds when `web/` changes and refuses a
+//! release build without `web/vendor/` (run `scripts/setup-web.sh` first).
 
 use axum::Router;
 use axum::body::Body;
@@ -17,6 +19,7 @@ use std::sync::Arc;
 #[include = "admin/**"]
 #[include = "map/**"]
 #[include = "vendor/**"]
+#[include = "favicon.svg"]
 #[exclude = "**/node_modules/**"]
 struct Assets;
 
@@ -70,6 +73,7 @@ pub fn router(files: WebFiles) -> Router {
         .route("/admin/{*path}", get(admin_asset).fallback(not_found))
         .route("/map/{*path}", get(asset))
         .route("/vendor/{*path}", get(asset))
+        .route("/favicon.svg", get(favicon))
         .with_state(files)
 }
 
@@ -135,6 +139,10 @@ async fn not_found() -> Response {
     crate::error::plain(StatusCode::NOT_FOUND, "not_found", "no such endpoint")
 }
 
+async fn favicon(State(files): State<WebFiles>) -> Response {
+    file_response(&files, "favicon.svg")
+}
+
 async fn asset(State(files): State<WebFiles>, uri: Uri) -> Response {
     file_response(&files, uri.path().trim_start_matches('/'))
 }
@@ -143,7 +151,7 @@ fn file_response(files: &WebFiles, path: &str) -> Response {
     match files.read(path) {
         Some(bytes) => {
             let mime = mime_guess::from_path(path).first_or_octet_stream();
-            let cache = if path.starts_with("vendor/") {
+            let cache = if path.starts_with("vendor/") || path == "favicon.svg" {
                 "public, max-age=86400"
             } else {
                 "no-cache"
@@ -157,6 +165,20 @@ fn file_response(files: &WebFiles, path: &str) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_favicon_and_the_vendored_files_are_served() {
+        let files = WebFiles::new(None);
+        for path in [
+            "favicon.svg",
+            "map/index.html",
+            "admin/index.html",
+            "vendor/leaflet/leaflet-src.esm.js",
+            "vendor/world-atlas/countries-110m.json",
+        ] {
+            assert!(files.read(path).is_some(), "{path} is served");
+        }
+    }
 
     #[test]
     fn the_tile_url_replaces_the_meta_value_escaped() {

@@ -1,0 +1,50 @@
+// Every file the pages load is served (no 404 leaving a blank page), the map's outline
+// layer draws and no error is shown; the favicon is served for both pages.
+// Run by scripts/test-build-order.sh against a binary built before scripts/setup-web.sh.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTarget, launch, watchPage } from './helpers.mjs';
+
+describe('pages are complete', () => {
+  let target;
+  let browser;
+
+  before(async () => {
+    target = await startTarget();
+    browser = await launch();
+  });
+  after(async () => {
+    await browser?.close();
+    await target?.close();
+  });
+
+  for (const path of ['/', '/admin/']) {
+    test(`${path}: every file answers, the favicon too`, async () => {
+      const page = await browser.context.newPage();
+      const problems = watchPage(page);
+      const failed = [];
+      page.on('response', (r) => {
+        const ignored = /\/admin\/auth\/me$/.test(r.url()); // 401 before login is expected
+        if (r.url().startsWith(target.url) && r.status() >= 400 && !ignored) failed.push(`${r.status()} ${r.url()}`);
+      });
+      page.on('requestfailed', (r) => {
+        if (r.url().startsWith(target.url)) failed.push(`failed ${r.url()}`);
+      });
+      await page.goto(`${target.url}${path}`, { waitUntil: 'networkidle' });
+      const icon = await page.locator('link[rel="icon"]').getAttribute('href');
+      assert.equal(icon, '/favicon.svg');
+      const res = await page.request.get(`${target.url}${icon}`);
+      assert.equal(res.status(), 200);
+      assert.match(res.headers()['content-type'], /image\/svg\+xml/);
+      if (path === '/') {
+        await page.locator('.leaflet-outline-pane path.bm-land').first().waitFor({ state: 'attached', timeout: 15000 });
+        await page.locator('#map-status').waitFor();
+        assert.equal(await page.locator('#page-error').isVisible(), false, 'no error shown');
+      }
+      assert.deepEqual(failed, [], 'no request of the page fails');
+      assert.deepEqual(problems.errors, [], 'no uncaught page error');
+      assert.deepEqual(problems.csp, [], 'the page works under the Content-Security-Policy');
+      await page.close();
+    });
+  }
+});
