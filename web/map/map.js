@@ -8,6 +8,8 @@ import { initClusters, loadClusters } from './clusters.js';
 import { initCard, openCard, showStack } from './card.js';
 import { initFilters } from './filters.js';
 import { initSearch } from './search.js';
+import { addLegend } from './legend.js';
+import { initTimeline } from './timeline.js';
 import { debounce } from './dom.js';
 
 const MOVE_DEBOUNCE_MS = 250;
@@ -49,10 +51,12 @@ function start() {
   state.map = map;
   addTiles(map);
   addOutline(map);
+  addLegend(map);
   initClusters(map, { openBand: openCard, openStack: showStack });
   initCard(map);
   initFilters();
   initSearch(openCard);
+  initTimeline();
   const reload = debounce(loadClusters, MOVE_DEBOUNCE_MS);
   map.on('moveend', () => {
     updateUrl();

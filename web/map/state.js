@@ -44,10 +44,11 @@ export function onFiltersChange(fn) {
   listeners.push(fn);
 }
 
-/** Replaces the filters (blank values dropped), updates the URL and tells the listeners. */
+/** Replaces the filters (blank values dropped), updates the URL and tells the listeners;
+ *  resolves when they are done (the map redrawn). */
 export function setFilters(next) {
   state.filters = Object.fromEntries(FILTERS.filter((k) => next[k] !== undefined && String(next[k]).trim() !== '')
     .map((k) => [k, String(next[k]).trim()]));
   updateUrl();
-  for (const fn of listeners) fn(state.filters);
+  return Promise.all(listeners.map((fn) => fn(state.filters)));
 }

@@ -3,4 +3,9 @@
 //   node --test web/tests/admin.spec.mjs web/tests/map.spec.mjs
 import './map.spec.mjs';
 import './map-geo.spec.mjs';
+import './map-identity.spec.mjs';
+import './map-phone.spec.mjs';
+import './map-search.spec.mjs';
+import './map-timeline.spec.mjs';
+import './page-complete.spec.mjs';
 import './admin.spec.mjs';
