@@ -3,6 +3,7 @@
 // Run by scripts/test-build-order.sh against a binary built before scripts/setup-web.sh.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { gzipSync } from 'node:zlib';
 import { startTarget, launch, watchPage } from './helpers.mjs';
 
 describe('pages are complete', () => {
@@ -40,6 +41,15 @@ describe('pages are complete', () => {
         await page.locator('.leaflet-outline-pane path.bm-land').first().waitFor({ state: 'attached', timeout: 15000 });
         await page.locator('#map-status').waitFor();
         assert.equal(await page.locator('#page-error').isVisible(), false, 'no error shown');
+        // Page weight budget (docs/frontend.md): JS + CSS + outline data + font, gzip.
+        const urls = await page.evaluate(() => [location.href, ...performance.getEntriesByType('resource').map((e) => e.name)]);
+        let total = 0;
+        for (const url of new Set(urls)) {
+          if (!url.startsWith(target.url) || /\/api\//.test(url)) continue;
+          total += gzipSync(await (await page.request.get(url)).body(), { level: 9 }).length;
+        }
+        assert.ok(total < 300 * 1024, `page weight ${Math.round(total / 1024)} KB gzip < 300 KB`);
+        console.log(`page weight: ${(total / 1024).toFixed(1)} KB gzip`);
       }
       assert.deepEqual(failed, [], 'no request of the page fails');
       assert.deepEqual(problems.errors, [], 'no uncaught page error');
