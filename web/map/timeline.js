@@ -20,32 +20,40 @@ function clampYear(v, fallback) {
   return Number.isInteger(n) && v !== '' && v !== undefined ? Math.max(FIRST_YEAR, Math.min(LAST_YEAR, n)) : fallback;
 }
 
+/** The years shown, `null` for no bound. */
 function label(a, b) {
-  if (a === FIRST_YEAR && b === LAST_YEAR) return 'Toutes les années';
-  if (a === FIRST_YEAR) return `Formés jusqu’en ${b}`;
-  if (b === LAST_YEAR) return `Formés depuis ${a}`;
+  if (a === null && b === null) return 'Toutes les années';
+  if (a === null) return `Formés jusqu’en ${b}`;
+  if (b === null) return `Formés depuis ${a}`;
   return a === b ? `Formés en ${a}` : `Formés de ${a} à ${b}`;
 }
 
+function sliderBounds() {
+  const a = Number(lo().value);
+  const b = Number(hi().value);
+  return [a === FIRST_YEAR ? null : a, b === LAST_YEAR ? null : b];
+}
+
 function showLabel() {
-  $('timeline-text').textContent = label(Number(lo().value), Number(hi().value));
+  $('timeline-text').textContent = label(...sliderBounds());
 }
 
 /** Sliders from the filters (URL, filter panel). */
 function sync(filters) {
   lo().value = String(clampYear(filters.year_min, FIRST_YEAR));
   hi().value = String(clampYear(filters.year_max, LAST_YEAR));
-  showLabel();
+  // The label tells the filter itself (the panel may ask for years beyond the slider).
+  const year = (v) => (v === undefined ? null : Number(v));
+  $('timeline-text').textContent = label(year(filters.year_min), year(filters.year_max));
 }
 
 /** Filters from the sliders; resolves when the map has redrawn. */
 function apply() {
-  const a = Number(lo().value);
-  const b = Number(hi().value);
+  const [a, b] = sliderBounds();
   return setFilters({
     ...state.filters,
-    year_min: a === FIRST_YEAR ? undefined : String(a),
-    year_max: b === LAST_YEAR ? undefined : String(b),
+    year_min: a === null ? undefined : String(a),
+    year_max: b === null ? undefined : String(b),
   });
 }
 const applySoon = debounce(apply, APPLY_MS);
