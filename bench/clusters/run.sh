@@ -27,7 +27,8 @@ cd "$ROOT"
 command -v wrk >/dev/null || { echo "wrk missing: apt-get install -y wrk" >&2; exit 1; }
 
 echo "== build (release)"
-cargo build --release -p bandmap -q
+# The API benchmark needs no front end: build even without web/vendor (crates/api/build.rs).
+BANDMAP_ALLOW_MISSING_WEB=1 cargo build --release -p bandmap -q
 BIN="$ROOT/target/release/bandmap"
 
 echo "== (c) in-process map index (cargo bench -p bandmap-map --bench clusters)"
