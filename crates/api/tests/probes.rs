@@ -89,13 +89,21 @@ async fn readyz_follows_the_database_and_healthz_ignores_it() {
 
     app.proxy.set(Mode::Refuse);
     assert_eq!(app.status("/readyz").await, 503, "refused");
-    assert_eq!(app.status("/healthz").await, 200, "liveness ignores the database");
+    assert_eq!(
+        app.status("/healthz").await,
+        200,
+        "liveness ignores the database"
+    );
 
     app.proxy.set(Mode::BlackHole);
     assert_eq!(app.status("/readyz").await, 503, "never answers");
     assert_eq!(app.status("/healthz").await, 200);
 
     app.proxy.set(Mode::Forward);
-    assert_eq!(app.status("/readyz").await, 200, "ready again once it is back");
+    assert_eq!(
+        app.status("/readyz").await,
+        200,
+        "ready again once it is back"
+    );
     assert_eq!(app.status("/healthz").await, 200);
 }
