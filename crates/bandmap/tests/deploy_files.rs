@@ -41,6 +41,10 @@ const IMAGE_VARIABLES: &[(&str, &[&str])] = &[
     ("nginx", &[]),
 ];
 
+/// Variables of bandmap containers that the configuration does not read but a library
+/// does: `NO_COLOR` turns off tracing-subscriber's ANSI colours.
+const RUNTIME_VARIABLES: &[&str] = &["NO_COLOR"];
+
 /// Variables of the example env file that are not bandmap's: read by compose itself.
 const COMPOSE_VARIABLES: &[&str] = &["POSTGRES_PASSWORD"];
 
@@ -130,7 +134,7 @@ fn compose_variables_are_known() {
         };
         for (var, _) in environment(service) {
             let ok = if is_bandmap(service) {
-                is_known(&var)
+                is_known(&var) || RUNTIME_VARIABLES.contains(&var.as_str())
             } else {
                 allowed.contains(&var.as_str())
             };
