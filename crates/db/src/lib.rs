@@ -15,6 +15,7 @@ pub mod geocoding_stats;
 pub mod jobs;
 pub mod like;
 pub mod llm_cache;
+pub mod map_points;
 pub mod migrate;
 pub mod monitoring;
 pub mod run_owner;

@@ -46,7 +46,8 @@ pub async fn list_bands(
     Query(params): Query<BandListParams>,
 ) -> ApiResult<axum::Json<BandPage>> {
     let filter = params.into_filter()?;
-    let (rows, total) = db::list_bands(&state.pool, &state.band_search, &filter).await?;
+    let (rows, total) =
+        bandmap_index::band_search::list_bands(&state.pool, &state.band_search, &filter).await?;
     Ok(axum::Json(BandPage {
         items: rows.into_iter().map(BandItem::from).collect(),
         total,

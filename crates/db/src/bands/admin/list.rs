@@ -1,13 +1,12 @@
-//! The filtered, sorted, paged band list of `GET /admin/api/bands`: answered by the
-//! in-memory search ([`super::search`]) and the page rows read by id, or, without a usable
-//! search copy, in SQL alone. In SQL the WHERE clause holds only the active filters (built with `QueryBuilder`, every value bound), because a static
+//! The filtered, sorted, paged band list of `GET /admin/api/bands`: the page rows of a
+//! selection made by the in-memory search (`bandmap_index::band_search`, which reads its
+//! rows through [`super::search`]) read by id, or, without a usable search copy, the list
+//! in SQL alone. In SQL the WHERE clause holds only the active filters (built with `QueryBuilder`, every value bound), because a static
 //! query with `$n IS NULL OR …` guards keeps the planner from using the trigram indexes.
 
-use super::search::{BandSearch, Selection};
 use crate::Result;
 use chrono::{DateTime, Utc};
 use sqlx::{PgPool, Postgres, QueryBuilder};
-use std::sync::Arc;
 
 /// Columns the list can be sorted on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -246,6 +245,16 @@ pub enum PagePlan {
 pub const COLLECT_MAX_ROWS: i64 = 20_000;
 
 impl BandFilter {
+    /// The text patterns: name, location, themes, genre.
+    pub fn patterns(&self) -> [Option<&str>; 4] {
+        [
+            self.name_pattern.as_deref(),
+            self.location_pattern.as_deref(),
+            self.themes_pattern.as_deref(),
+            self.genre_pattern.as_deref(),
+        ]
+    }
+
     /// Whether any filter is active.
     fn is_filtered(&self) -> bool {
         self.name_pattern.is_some()
@@ -362,7 +371,7 @@ async fn count(pool: &PgPool, f: &BandFilter) -> Result<i64> {
 }
 
 /// One page of bands and the total matching the filters, in SQL alone (the fallback of
-/// [`list_bands`], and its reference in tests). The planner's estimate picks the plan: a
+/// `bandmap_index::band_search::list_bands`, and its reference in tests). The planner's estimate picks the plan: a
 /// selective filter collects, counts and sorts its matches in one query; a broad one (or
 /// none) walks the sort order while the count runs beside it on another connection.
 pub async fn list_bands_sql(pool: &PgPool, f: &BandFilter) -> Result<(Vec<BandListItem>, i64)> {
@@ -398,21 +407,30 @@ pub async fn list_bands_sql(pool: &PgPool, f: &BandFilter) -> Result<(Vec<BandLi
     }
 }
 
-/// One page of bands and the total matching the filters: the in-memory search gives the
-/// total and the ids of the page, PostgreSQL the rows; without a usable search copy (still
-/// loading, or a page it does not cover) the SQL list answers.
-pub async fn list_bands(
+/// What the in-memory band search (`bandmap_index::band_search`) selected for a filter:
+/// the total and the ids of the page, which [`list_selected`] reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Selection {
+    /// Rows matching the filter.
+    pub total: i64,
+    /// Ids to fetch, in no particular order.
+    pub ids: Vec<i64>,
+    /// The page is `ids` in list order from this position on (0 when `ids` is exactly the
+    /// page), at most `limit` of them.
+    pub offset: i64,
+}
+
+/// The rows of `selection` (made by the in-memory search for `f`) and its total: the
+/// in-memory search gives the total and the ids of the page, PostgreSQL the rows.
+pub async fn list_selected(
     pool: &PgPool,
-    search: &Arc<BandSearch>,
+    selection: &Selection,
     f: &BandFilter,
 ) -> Result<(Vec<BandListItem>, i64)> {
-    let Some(selection) = search.select(pool, f).await? else {
-        return list_bands_sql(pool, f).await;
-    };
     if selection.ids.is_empty() {
         return Ok((Vec::new(), selection.total));
     }
-    let items = selected_page_query("", &selection, f)
+    let items = selected_page_query("", selection, f)
         .build_query_as()
         .fetch_all(pool)
         .await?;
@@ -435,7 +453,7 @@ fn selected_page_query(
     qb
 }
 
-/// `EXPLAIN (ANALYZE)` of the page query [`list_bands`] runs for `selection`.
+/// `EXPLAIN (ANALYZE)` of the page query [`list_selected`] runs for `selection`.
 pub async fn explain_selected_page(
     pool: &PgPool,
     selection: &Selection,

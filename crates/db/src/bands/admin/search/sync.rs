@@ -8,7 +8,7 @@
 //! migration 018) or left a tombstone. A transaction still in flight at the refresh is
 //! in the new `xip` and is read once it commits.
 
-use super::matcher::LoweredPatterns;
+use super::LoweredPatterns;
 use super::row::{COLUMNS, SearchRow, rank_columns};
 use crate::Result;
 use sqlx::PgPool;

@@ -1,26 +1,10 @@
 //! A list filter compiled for the in-memory rows: the same predicates as the SQL WHERE
-//! clause of [`super::super::list`], evaluated on [`SearchRow`]s.
+//! clause of `bandmap_db::bands::admin::list_bands_sql`, evaluated on [`SearchRow`]s.
 
-use super::super::list::BandFilter;
-use super::row::SearchRow;
-use crate::like::contained_literal;
+use bandmap_db::bands::admin::BandFilter;
+use bandmap_db::bands::admin::search::{LoweredPatterns, SearchRow};
+use bandmap_db::like::contained_literal;
 use memchr::memmem::Finder;
-
-/// The four text patterns of a filter, in the order of [`BandFilter::patterns`], after
-/// PostgreSQL's `lower()` (what `ILIKE` compares).
-pub type LoweredPatterns = [Option<String>; 4];
-
-impl BandFilter {
-    /// The text patterns: name, location, themes, genre.
-    pub fn patterns(&self) -> [Option<&str>; 4] {
-        [
-            self.name_pattern.as_deref(),
-            self.location_pattern.as_deref(),
-            self.themes_pattern.as_deref(),
-            self.genre_pattern.as_deref(),
-        ]
-    }
-}
 
 /// A substring test on one lower-cased column.
 struct Contains(Finder<'static>);

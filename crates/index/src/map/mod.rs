@@ -15,8 +15,9 @@ pub mod load;
 pub mod query;
 pub mod snapshot;
 
+pub use bandmap_db::map_points::PointRow;
 pub use filter::Filter;
 pub use index::MapIndex;
 pub use load::{LoadError, data_version, load};
 pub use query::{Bbox, ClusterQuery, Feature, Plan, QueryResult, plan};
-pub use snapshot::{PointRow, Snapshot};
+pub use snapshot::Snapshot;

@@ -1,8 +1,8 @@
 //! Writing an answer as a GeoJSON FeatureCollection, straight into bytes (no intermediate
 //! JSON tree). Coordinates are finite by construction (database CHECKs).
 
-use crate::query::{Feature, QueryResult};
-use crate::snapshot::Snapshot;
+use crate::map::query::{Feature, QueryResult};
+use crate::map::snapshot::Snapshot;
 use std::fmt::Write as _;
 
 /// Serialises `result` (features of `snap`).

@@ -3,9 +3,9 @@
 //! lookup instead of a query and a GeoJSON write. Held by the snapshot, so a refresh drops
 //! them with it and a body can never outlive the data it was written from.
 
-use crate::filter::Filter;
-use crate::query::ClusterQuery;
-use crate::snapshot::Snapshot;
+use crate::map::filter::Filter;
+use crate::map::query::ClusterQuery;
+use crate::map::snapshot::Snapshot;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -116,7 +116,7 @@ impl Snapshot {
         if let Some(body) = self.bodies.get(&key) {
             return body;
         }
-        let body: Arc<[u8]> = crate::geojson::write(self, &self.query(q)).into();
+        let body: Arc<[u8]> = crate::map::geojson::write(self, &self.query(q)).into();
         self.bodies.put(key, body.clone());
         body
     }
@@ -125,7 +125,7 @@ impl Snapshot {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::query::Bbox;
+    use crate::map::query::Bbox;
 
     fn q(zoom: u8, genre: Option<&str>) -> ClusterQuery {
         ClusterQuery {

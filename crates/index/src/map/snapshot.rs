@@ -2,61 +2,29 @@
 //! columns with interned strings, the precomputed unfiltered cluster levels and the cache
 //! of filter indexes. Immutable once built; a refresh builds a new one.
 
-use crate::filter::FilterCache;
-use crate::grid;
-use crate::groups::Groups;
-use crate::intern::{Interner, NONE, TextArena};
-use crate::levels::{self, Level};
+use crate::map::filter::FilterCache;
+use crate::map::grid;
+use crate::map::groups::Groups;
+use crate::map::intern::{Interner, NONE, TextArena};
+use crate::map::levels::{self, Level};
+pub use bandmap_db::map_points::PointRow;
 use std::hash::{Hash, Hasher};
 
-/// One row of the source query (a located `band_locations` row joined to its band).
-#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
-pub struct PointRow {
-    /// `band_locations.id`.
-    pub location_id: i64,
-    /// Band id.
-    pub ma_id: i64,
-    /// Longitude of the row.
-    pub lon: f64,
-    /// Latitude of the row.
-    pub lat: f64,
-    /// Display order of the step.
-    pub step_order: i32,
-    /// Step label.
-    pub step_label: Option<String>,
-    /// Raw location text of the step.
-    pub location_raw: String,
-    /// Band name.
-    pub name: String,
-    /// Band genre.
-    pub genre: Option<String>,
-    /// Band country name.
-    pub country: Option<String>,
-    /// Band country ISO2 code.
-    pub country_code: Option<String>,
-    /// Band status.
-    pub status: Option<String>,
-    /// Band formation year.
-    pub formed_year: Option<i32>,
-}
-
-impl PointRow {
-    /// Feeds every field to a content hash (floats by their bits).
-    fn hash_into(&self, h: &mut impl Hasher) {
-        self.location_id.hash(h);
-        self.ma_id.hash(h);
-        self.lon.to_bits().hash(h);
-        self.lat.to_bits().hash(h);
-        self.step_order.hash(h);
-        self.step_label.hash(h);
-        self.location_raw.hash(h);
-        self.name.hash(h);
-        self.genre.hash(h);
-        self.country.hash(h);
-        self.country_code.hash(h);
-        self.status.hash(h);
-        self.formed_year.hash(h);
-    }
+/// Feeds every field of a row to a content hash (floats by their bits).
+fn hash_row(r: &PointRow, h: &mut impl Hasher) {
+    r.location_id.hash(h);
+    r.ma_id.hash(h);
+    r.lon.to_bits().hash(h);
+    r.lat.to_bits().hash(h);
+    r.step_order.hash(h);
+    r.step_label.hash(h);
+    r.location_raw.hash(h);
+    r.name.hash(h);
+    r.genre.hash(h);
+    r.country.hash(h);
+    r.country_code.hash(h);
+    r.status.hash(h);
+    r.formed_year.hash(h);
 }
 
 /// Band columns (one entry per band with at least one point).
@@ -159,7 +127,7 @@ pub struct Snapshot {
     /// Filter indexes, most recently used kept.
     pub filters: FilterCache,
     /// GeoJSON answers of recent queries.
-    pub bodies: crate::bodies::BodyCache,
+    pub bodies: crate::map::bodies::BodyCache,
 }
 
 impl Snapshot {
@@ -185,7 +153,7 @@ impl Snapshot {
         env!("CARGO_PKG_VERSION").hash(&mut fp);
         for &(m, _, i) in &keyed {
             let r = &mut rows[i];
-            r.hash_into(&mut fp);
+            hash_row(r, &mut fp);
             let band = *band_of.entry(r.ma_id).or_insert_with(|| {
                 let idx = bands.ma_id.len() as u32;
                 bands.ma_id.push(r.ma_id);
@@ -235,7 +203,7 @@ impl Snapshot {
             band_points,
             genre_bands,
             levels,
-            filters: FilterCache::new(crate::filter::CACHE_CAPACITY),
+            filters: FilterCache::new(crate::map::filter::CACHE_CAPACITY),
             bodies: Default::default(),
         }
     }

@@ -3,11 +3,11 @@
 //! Gaussian blobs when absent), snapshot build time, cluster query times per zoom with and
 //! without a genre filter, never-seen filter queries, repeated filtered queries.
 //!
-//! `cargo bench -p bandmap-map --bench clusters -- [--write DIR] [--points N]` also writes
+//! `cargo bench -p bandmap-index --bench clusters -- [--write DIR] [--points N]` also writes
 //! `bands.tsv`, `locations.tsv` (COPY format) and `points.tsv` (lon, lat) into DIR.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use bandmap_map::{Bbox, ClusterQuery, Filter, PointRow, Snapshot};
+use bandmap_index::map::{Bbox, ClusterQuery, Filter, PointRow, Snapshot};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::io::Write;
@@ -275,7 +275,7 @@ fn main() {
                 std::hint::black_box(snap.query(&q));
             });
             let (j50, j99) = time_many(2000, |_| {
-                std::hint::black_box(bandmap_map::geojson::write(&snap, &snap.query(&q)));
+                std::hint::black_box(bandmap_index::map::geojson::write(&snap, &snap.query(&q)));
             });
             let label = genre.map_or("none".to_string(), |g| format!("genre={g}"));
             println!(

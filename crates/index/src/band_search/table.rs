@@ -2,9 +2,9 @@
 //! the exact total and the ids of the page (or a small superset PostgreSQL finishes
 //! ordering).
 
-use super::super::list::{BandSort, SortKey};
 use super::matcher::Matcher;
-use super::row::SearchRow;
+use bandmap_db::bands::admin::search::SearchRow;
+use bandmap_db::bands::admin::{BandSort, Selection, SortKey};
 use std::collections::HashMap;
 
 /// Largest candidate set handed to PostgreSQL to finish a page whose order is not fully
@@ -17,18 +17,6 @@ pub struct SearchTable {
     rows: Vec<SearchRow>,
     slots: HashMap<i64, usize>,
     unranked: usize,
-}
-
-/// What a filter selects.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Selection {
-    /// Rows matching the filter.
-    pub total: i64,
-    /// Ids to fetch, in no particular order.
-    pub ids: Vec<i64>,
-    /// The page is `ids` in list order from this position on (0 when `ids` is exactly the
-    /// page), at most `limit` of them.
-    pub offset: i64,
 }
 
 /// Sort key of a row: nulls-last flag, primary value, tie-break; compared as a tuple.
@@ -187,8 +175,8 @@ fn top(entries: &mut [(Key, i64)], n: usize) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::list::BandFilter;
     use super::*;
+    use bandmap_db::bands::admin::BandFilter;
     use proptest::prelude::*;
     use std::cmp::Ordering;
 

@@ -4,7 +4,7 @@
 
 mod common;
 
-use bandmap_map::{Bbox, ClusterQuery, Filter};
+use bandmap_index::map::{Bbox, ClusterQuery, Filter};
 use bandmap_test_support::TestDb;
 use common::{Band, Loc};
 use proptest::prelude::*;
@@ -139,7 +139,7 @@ proptest! {
                 status: LOC_STATUSES[*st].to_string(),
             }).collect();
             common::insert(&db.pool, &bands, &locs).await;
-            let snap = bandmap_map::load(&db.pool).await.unwrap();
+            let snap = bandmap_index::map::load(&db.pool).await.unwrap();
             for q in &queries {
                 let (want_cells, want_ids) = common::reference(&db.pool, q).await;
                 let (got_cells, got_ids) = common::in_memory(&snap, q);

@@ -2,7 +2,7 @@
 //! a failed snapshot build keeping the previous snapshot.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use bandmap_map::{MapIndex, Snapshot, data_version};
+use bandmap_index::map::{MapIndex, Snapshot, data_version};
 use bandmap_test_support::TestDb;
 use sqlx::PgPool;
 
@@ -116,9 +116,12 @@ async fn a_failed_build_keeps_the_previous_snapshot_and_is_retried() {
     assert_eq!(first.len(), 2);
 
     let err = index
-        .reload_with(pool, |_: i64, _: Vec<bandmap_map::PointRow>| -> Snapshot {
-            panic!("injected build failure")
-        })
+        .reload_with(
+            pool,
+            |_: i64, _: Vec<bandmap_index::map::PointRow>| -> Snapshot {
+                panic!("injected build failure")
+            },
+        )
         .await
         .unwrap_err();
     assert!(err.to_string().contains("injected build failure"), "{err}");
@@ -137,8 +140,8 @@ async fn a_failed_build_keeps_the_previous_snapshot_and_is_retried() {
 async fn fingerprint_follows_content_not_version() {
     let db = seeded().await;
     let pool = &db.pool;
-    let a = bandmap_map::load(pool).await.unwrap();
-    let b = bandmap_map::load(pool).await.unwrap();
+    let a = bandmap_index::map::load(pool).await.unwrap();
+    let b = bandmap_index::map::load(pool).await.unwrap();
     assert_eq!(a.fingerprint, b.fingerprint, "same rows, same fingerprint");
     // A change that skips the triggers: same counter, other content.
     sqlx::raw_sql(
@@ -148,7 +151,7 @@ async fn fingerprint_follows_content_not_version() {
     .execute(pool)
     .await
     .unwrap();
-    let c = bandmap_map::load(pool).await.unwrap();
+    let c = bandmap_index::map::load(pool).await.unwrap();
     assert_eq!(c.version, a.version);
     assert_ne!(c.fingerprint, a.fingerprint);
 }

@@ -2,17 +2,17 @@
 //! for nanoseconds; a refresh builds the next snapshot off the request path and swaps it.
 //! The background task listens for `bandmap_map_changed` and also polls the version counter.
 
-use crate::load::{self, LoadError};
-use crate::snapshot::Snapshot;
+use crate::map::load::{self, LoadError};
+use crate::map::snapshot::Snapshot;
+use bandmap_db::PgPool;
+use bandmap_db::map_points::{self, PgListener};
 use bandmap_health::Shutdown;
-use sqlx::PgPool;
-use sqlx::postgres::PgListener;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 /// Channel notified by the triggers of migrations 010 and 014.
-pub const CHANNEL: &str = "bandmap_map_changed";
+pub use bandmap_db::map_points::CHANNEL;
 /// Version poll interval (covers a lost LISTEN connection).
 pub const POLL_INTERVAL: Duration = Duration::from_secs(5);
 /// Pause after a failed refresh.
@@ -90,7 +90,7 @@ impl MapIndex {
     /// failure the previous snapshot stays in use and the next refresh retries.
     pub async fn reload_with<F>(&self, pool: &PgPool, build: F) -> Result<(), LoadError>
     where
-        F: FnOnce(i64, Vec<crate::PointRow>) -> Snapshot + Send + 'static,
+        F: FnOnce(i64, Vec<crate::map::PointRow>) -> Snapshot + Send + 'static,
     {
         let _guard = self.loading.lock().await;
         self.load_and_install(pool, build).await
@@ -98,7 +98,7 @@ impl MapIndex {
 
     async fn load_and_install<F>(&self, pool: &PgPool, build: F) -> Result<(), LoadError>
     where
-        F: FnOnce(i64, Vec<crate::PointRow>) -> Snapshot + Send + 'static,
+        F: FnOnce(i64, Vec<crate::map::PointRow>) -> Snapshot + Send + 'static,
     {
         match load::load_with(pool, build).await {
             Ok(snap) => {
@@ -128,7 +128,7 @@ impl MapIndex {
         let mut listener: Option<PgListener> = None;
         loop {
             if listener.is_none() {
-                listener = listen(&pool).await;
+                listener = map_points::listen(&pool).await;
             }
             let notified = {
                 let wait = async {
@@ -166,17 +166,6 @@ impl MapIndex {
                     _ = tokio::time::sleep(RETRY_DELAY) => {}
                 }
             }
-        }
-    }
-}
-
-async fn listen(pool: &PgPool) -> Option<PgListener> {
-    let mut l = PgListener::connect_with(pool).await.ok()?;
-    match l.listen(CHANNEL).await {
-        Ok(()) => Some(l),
-        Err(e) => {
-            tracing::warn!(error = %e, "LISTEN failed; polling the version only");
-            None
         }
     }
 }

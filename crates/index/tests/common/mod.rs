@@ -2,7 +2,7 @@
 //! reference SQL of the clustering definition.
 #![allow(dead_code, clippy::unwrap_used)]
 
-use bandmap_map::{Bbox, ClusterQuery, Feature, Snapshot};
+use bandmap_index::map::{Bbox, ClusterQuery, Feature, Snapshot};
 use sqlx::PgPool;
 
 /// A band to insert.
@@ -106,7 +106,7 @@ fn bind_all<'q, O>(q: PgQuery<'q, O>, query: &'q ClusterQuery, level: u32) -> Pg
 
 /// The reference answer: clustered cells, or the ids of individual points.
 pub async fn reference(pool: &PgPool, query: &ClusterQuery) -> (Vec<Cmp>, Vec<i64>) {
-    let plan = bandmap_map::plan(&query.bbox, query.zoom);
+    let plan = bandmap_index::map::plan(&query.bbox, query.zoom);
     if plan.individual {
         let ids: Vec<(i64,)> = bind_all(
             sqlx::query_as(include_str!("../reference_individual.sql")),
@@ -166,7 +166,7 @@ pub fn in_memory(snap: &Snapshot, query: &ClusterQuery) -> (Vec<Cmp>, Vec<i64>) 
                 count,
                 expansion_zoom,
             } => {
-                let (gx, gy) = bandmap_map::grid::decode(key);
+                let (gx, gy) = bandmap_index::map::grid::decode(key);
                 Cmp {
                     gx: gx.into(),
                     gy: gy.into(),
@@ -178,7 +178,7 @@ pub fn in_memory(snap: &Snapshot, query: &ClusterQuery) -> (Vec<Cmp>, Vec<i64>) 
                 }
             }
             Feature::Point { key, idx } => {
-                let (gx, gy) = bandmap_map::grid::decode(key);
+                let (gx, gy) = bandmap_index::map::grid::decode(key);
                 let i = idx as usize;
                 Cmp {
                     gx: gx.into(),

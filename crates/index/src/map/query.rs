@@ -2,10 +2,10 @@
 //! pick the cells the bbox touches, use precomputed aggregates for cells wholly inside the
 //! bbox and re-aggregate the points of the others.
 
-use crate::filter::{Filter, FilterIndex};
-use crate::grid::{self, MAX_LEVEL};
-use crate::levels::{self, Agg, Cell, Level, PRE_LEVEL, Selection};
-use crate::snapshot::Snapshot;
+use crate::map::filter::{Filter, FilterIndex};
+use crate::map::grid::{self, MAX_LEVEL};
+use crate::map::levels::{self, Agg, Cell, Level, PRE_LEVEL, Selection};
+use crate::map::snapshot::Snapshot;
 
 /// Most cells a clustered answer may cover (so at most about this many features, see
 /// docs/map.md).
@@ -315,7 +315,7 @@ fn candidates<'a>(level: &'a Level, g: u32, bbox: &Bbox) -> Vec<&'a Cell> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::PointRow;
+    use crate::map::PointRow;
     use proptest::prelude::*;
 
     fn rows(coords: &[(f64, f64, u8)]) -> Vec<PointRow> {

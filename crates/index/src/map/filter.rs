@@ -3,8 +3,8 @@
 //! and its cluster levels are built lazily from that list. Indexes of the most recently
 //! used filters are kept per snapshot.
 
-use crate::levels::{self, Level, Selection};
-use crate::snapshot::Snapshot;
+use crate::map::levels::{self, Level, Selection};
+use crate::map::snapshot::Snapshot;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -117,7 +117,7 @@ fn set_bits(bits: &[u64], n: usize) -> Vec<u32> {
 /// over the interned strings; without a constraint every id (and the absent marker) is a
 /// hit.
 struct StringTable {
-    /// One entry per interned id, then one for [`crate::intern::NONE`] (never a hit when
+    /// One entry per interned id, then one for [`crate::map::intern::NONE`] (never a hit when
     /// constrained: NULL equals nothing).
     hits: Vec<bool>,
 }

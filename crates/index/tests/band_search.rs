@@ -4,8 +4,9 @@
 //! after a truncation (which hands the list to SQL until a new copy loads).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use bandmap_db::bands::admin::{BandFilter, BandSearch, BandSort, list_bands, list_bands_sql};
+use bandmap_db::bands::admin::{BandFilter, BandSort, list_bands_sql};
 use bandmap_db::like::escape;
+use bandmap_index::band_search::{BandSearch, list_bands};
 use bandmap_test_support::TestDb;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
@@ -308,7 +309,7 @@ async fn a_truncation_hands_the_list_to_sql_until_a_new_copy_loads() {
 async fn many_renames_start_a_full_load_that_restores_the_name_order() {
     let db = TestDb::new().await;
     let pool = &db.pool;
-    let n = bandmap_db::bands::admin::search::RELOAD_UNRANKED as i64 + 100;
+    let n = bandmap_index::band_search::RELOAD_UNRANKED as i64 + 100;
     sqlx::query(
         "INSERT INTO bands (ma_id, name) SELECT i, 'Band ' || i FROM generate_series(1, $1) i",
     )

@@ -2,8 +2,8 @@
 //! non-empty grid cells of a level with their precomputed aggregates, and the aggregation of
 //! a run of points into cells (used for cells cut by the bbox and for fine levels).
 
-use crate::grid;
-use crate::snapshot::Points;
+use crate::map::grid;
+use crate::map::snapshot::Points;
 
 /// Finest level kept precomputed (zoom 10); finer levels are aggregated per request from
 /// the points of the level-`PRE_LEVEL` cells the bbox touches.
@@ -130,7 +130,7 @@ pub fn aggregate_run(
     sel: Selection<'_>,
     (start, end): (usize, usize),
     level: u32,
-    bbox: &crate::Bbox,
+    bbox: &crate::map::Bbox,
     out: &mut Vec<Agg>,
 ) {
     aggregate_points(
@@ -149,7 +149,7 @@ pub fn aggregate_masked(
     bits: &[u64],
     (start, end): (usize, usize),
     level: u32,
-    bbox: &crate::Bbox,
+    bbox: &crate::map::Bbox,
     out: &mut Vec<Agg>,
 ) {
     let kept = (start..end).filter(|&i| (bits[i / 64] >> (i % 64)) & 1 == 1);
@@ -161,7 +161,7 @@ fn aggregate_points(
     points: &Points,
     idx: impl Iterator<Item = usize>,
     level: u32,
-    bbox: &crate::Bbox,
+    bbox: &crate::map::Bbox,
     out: &mut Vec<Agg>,
 ) {
     let mut current: Option<Agg> = None;
