@@ -3,6 +3,7 @@
 //! the workers share one meaning of each operation (STYLE habit 4).
 
 pub mod admin_jobs;
+pub mod admin_users;
 pub mod audit;
 pub mod band_locations;
 pub mod bands;

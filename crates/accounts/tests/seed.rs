@@ -3,7 +3,7 @@
 //! variables nothing is written.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use bandmap_api::auth::seed::{SeedOutcome, seed_admin};
+use bandmap_accounts::{SeedOutcome, seed_admin};
 use bandmap_config::AdminConfig;
 use bandmap_test_support::TestDb;
 use secrecy::SecretString;

@@ -1,9 +1,10 @@
 //! Creates or updates the admin account from `ADMIN_SEED_*` at `serve` start. A plaintext
 //! password is hashed here and never stored; only the bcrypt hash reaches the database.
 
+use crate::password;
 use bandmap_config::AdminConfig;
+use bandmap_db::{PgPool, admin_users};
 use secrecy::ExposeSecret;
-use sqlx::PgPool;
 
 /// What seeding did.
 #[derive(Debug, PartialEq, Eq)]
@@ -25,11 +26,8 @@ pub enum SeedError {
     Task(#[from] tokio::task::JoinError),
     /// The database refused the write.
     #[error("cannot write the admin account: {0}")]
-    Db(#[from] sqlx::Error),
+    Db(#[from] bandmap_db::DbError),
 }
-
-/// Cost of hashes made here.
-pub const BCRYPT_COST: u32 = 12;
 
 /// Upserts the seeded account. With `ADMIN_SEED_PASSWORD_HASH` the hash is stored as given;
 /// with `ADMIN_SEED_PASSWORD` the plaintext is hashed here, unless the stored hash already
@@ -38,11 +36,7 @@ pub async fn seed_admin(pool: &PgPool, admin: &AdminConfig) -> Result<SeedOutcom
     let Some(username) = admin.seed_username.as_deref() else {
         return Ok(SeedOutcome::NotConfigured);
     };
-    let existing: Option<String> =
-        sqlx::query_scalar("SELECT password_hash FROM admin_users WHERE username = $1")
-            .bind(username)
-            .fetch_optional(pool)
-            .await?;
+    let existing = admin_users::password_hash(pool, username).await?;
     let hash = match (&admin.seed_password_hash, &admin.seed_password) {
         (Some(h), _) => h.expose_secret().to_string(),
         (None, Some(p)) => {
@@ -52,21 +46,14 @@ pub async fn seed_admin(pool: &PgPool, admin: &AdminConfig) -> Result<SeedOutcom
                 return Ok(SeedOutcome::Seeded(username.to_string()));
             }
             let plain = p.expose_secret().to_string();
-            tokio::task::spawn_blocking(move || bcrypt::hash(plain, BCRYPT_COST)).await??
+            tokio::task::spawn_blocking(move || password::hash(plain)).await??
         }
         (None, None) => return Ok(SeedOutcome::NotConfigured),
     };
     if existing.as_deref() == Some(hash.as_str()) {
         return Ok(SeedOutcome::Seeded(username.to_string()));
     }
-    sqlx::query(
-        "INSERT INTO admin_users (username, password_hash) VALUES ($1, $2)
-         ON CONFLICT (username) DO UPDATE SET password_hash = EXCLUDED.password_hash, updated_at = now()",
-    )
-    .bind(username)
-    .bind(&hash)
-    .execute(pool)
-    .await?;
+    admin_users::upsert_password_hash(pool, username, &hash).await?;
     Ok(SeedOutcome::Seeded(username.to_string()))
 }
 

@@ -3,7 +3,7 @@
 //! wrong type or an invalid value rejects the whole input, naming the line or element.
 //! Text is cleaned of control characters and bounded.
 
-use crate::extract::clean_text;
+use crate::text::clean_text;
 use bandmap_db::bands::upsert::BandInput;
 
 /// Earliest accepted `formed_year`.
