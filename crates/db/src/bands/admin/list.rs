@@ -6,7 +6,7 @@
 
 use crate::Result;
 use chrono::{DateTime, Utc};
-use sqlx::{PgPool, Postgres, QueryBuilder};
+use sqlx::{Acquire, PgExecutor, PgPool, Postgres, QueryBuilder};
 
 /// Columns the list can be sorted on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -315,20 +315,20 @@ fn count_query_with_prefix(prefix: &str, f: &BandFilter) -> QueryBuilder<Postgre
 }
 
 /// The planner's estimate of the rows matching the filters (planning only, nothing read).
-async fn estimate(pool: &PgPool, f: &BandFilter) -> Result<i64> {
+async fn estimate(db: impl PgExecutor<'_>, f: &BandFilter) -> Result<i64> {
     let mut qb = QueryBuilder::new("EXPLAIN (FORMAT JSON) SELECT 1 FROM bands");
     push_where(&mut qb, f);
-    let plan: serde_json::Value = qb.build_query_scalar().fetch_one(pool).await?;
+    let plan: serde_json::Value = qb.build_query_scalar().fetch_one(db).await?;
     let rows = plan[0]["Plan"]["Plan Rows"].as_f64().unwrap_or(f64::MAX);
     Ok(rows.min(i64::MAX as f64) as i64)
 }
 
 /// The page plan [`list_bands_sql`] picks for `f`.
-pub async fn choose_plan(pool: &PgPool, f: &BandFilter) -> Result<PagePlan> {
+pub async fn choose_plan(db: impl PgExecutor<'_>, f: &BandFilter) -> Result<PagePlan> {
     if !f.is_filtered() {
         return Ok(PagePlan::Ordered);
     }
-    Ok(PagePlan::for_estimate(f, estimate(pool, f).await?))
+    Ok(PagePlan::for_estimate(f, estimate(db, f).await?))
 }
 
 const EXPLAIN_PREFIX: &str = "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) ";
@@ -336,19 +336,23 @@ const EXPLAIN_PREFIX: &str = "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY O
 /// `EXPLAIN (ANALYZE)` of the page query and of the count query as [`list_bands_sql`] would
 /// run them (benchmark and docs: shows which indexes the planner picks). With
 /// [`PagePlan::Collect`] the count is part of the page query and the second list is empty.
-pub async fn explain(pool: &PgPool, f: &BandFilter) -> Result<(Vec<String>, Vec<String>)> {
+pub async fn explain(
+    db: impl Acquire<'_, Database = Postgres>,
+    f: &BandFilter,
+) -> Result<(Vec<String>, Vec<String>)> {
     const PREFIX: &str = EXPLAIN_PREFIX;
-    let plan = choose_plan(pool, f).await?;
+    let mut conn = db.acquire().await?;
+    let plan = choose_plan(&mut *conn, f).await?;
     let page = page_query_with_prefix(PREFIX, f, plan)
         .build_query_scalar::<String>()
-        .fetch_all(pool)
+        .fetch_all(&mut *conn)
         .await?;
     let count = match plan {
         PagePlan::Collect => Vec::new(),
         PagePlan::Ordered => {
             count_query_with_prefix(PREFIX, f)
                 .build_query_scalar::<String>()
-                .fetch_all(pool)
+                .fetch_all(&mut *conn)
                 .await?
         }
     };
@@ -363,17 +367,18 @@ struct CollectedRow {
     total: i64,
 }
 
-async fn count(pool: &PgPool, f: &BandFilter) -> Result<i64> {
+async fn count(db: impl PgExecutor<'_>, f: &BandFilter) -> Result<i64> {
     Ok(count_query(f)
         .build_query_scalar::<i64>()
-        .fetch_one(pool)
+        .fetch_one(db)
         .await?)
 }
 
 /// One page of bands and the total matching the filters, in SQL alone (the fallback of
 /// `bandmap_index::band_search::list_bands`, and its reference in tests). The planner's estimate picks the plan: a
 /// selective filter collects, counts and sorts its matches in one query; a broad one (or
-/// none) walks the sort order while the count runs beside it on another connection.
+/// none) walks the sort order while the count runs beside it on another connection (hence
+/// a pool, not any executor).
 pub async fn list_bands_sql(pool: &PgPool, f: &BandFilter) -> Result<(Vec<BandListItem>, i64)> {
     if f.limit == 0 {
         return Ok((Vec::new(), count(pool, f).await?));
@@ -423,7 +428,7 @@ pub struct Selection {
 /// The rows of `selection` (made by the in-memory search for `f`) and its total: the
 /// in-memory search gives the total and the ids of the page, PostgreSQL the rows.
 pub async fn list_selected(
-    pool: &PgPool,
+    db: impl PgExecutor<'_>,
     selection: &Selection,
     f: &BandFilter,
 ) -> Result<(Vec<BandListItem>, i64)> {
@@ -432,7 +437,7 @@ pub async fn list_selected(
     }
     let items = selected_page_query("", selection, f)
         .build_query_as()
-        .fetch_all(pool)
+        .fetch_all(db)
         .await?;
     Ok((items, selection.total))
 }
@@ -455,13 +460,13 @@ fn selected_page_query(
 
 /// `EXPLAIN (ANALYZE)` of the page query [`list_selected`] runs for `selection`.
 pub async fn explain_selected_page(
-    pool: &PgPool,
+    db: impl PgExecutor<'_>,
     selection: &Selection,
     f: &BandFilter,
 ) -> Result<Vec<String>> {
     Ok(selected_page_query(EXPLAIN_PREFIX, selection, f)
         .build_query_scalar()
-        .fetch_all(pool)
+        .fetch_all(db)
         .await?)
 }
 
