@@ -3,7 +3,7 @@
 #   (a) /api/clusters over HTTP with wrk at zoom 3, 6, 10 with and without a genre filter,
 #       and /healthz as the baseline, against `bandmap serve` (release) on 150,000 points;
 #   (b) the same queries answered by straightforward PostGIS SQL (ST_SnapToGrid), pgbench;
-#   (c) in-process: snapshot build and query times (cargo bench -p bandmap-map) against
+#   (c) in-process: snapshot build and query times (cargo bench -p bandmap-index) against
 #       supercluster (npm) on the same points; never-seen / repeated filter queries;
 #   serve RSS with the points loaded.
 # Needs: PostgreSQL+PostGIS on 127.0.0.1:5432 (user postgres, trust), wrk, pgbench, node/npm.
@@ -31,8 +31,8 @@ echo "== build (release)"
 BANDMAP_ALLOW_MISSING_WEB=1 cargo build --release -p bandmap -q
 BIN="$ROOT/target/release/bandmap"
 
-echo "== (c) in-process map index (cargo bench -p bandmap-map --bench clusters)"
-cargo bench -q -p bandmap-map --bench clusters -- --points "$POINTS" --write "$OUT/data" | tee "$OUT/inproc.txt"
+echo "== (c) in-process map index (cargo bench -p bandmap-index --bench clusters)"
+cargo bench -q -p bandmap-index --bench clusters -- --points "$POINTS" --write "$OUT/data" | tee "$OUT/inproc.txt"
 view() { awk -v z="z$1" '$1 == "viewport" && $2 == z {print $3}' "$OUT/inproc.txt"; }
 
 echo "== (c) supercluster (npm) on the same points"

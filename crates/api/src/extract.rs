@@ -61,19 +61,8 @@ impl<T: DeserializeOwned + Send, S: Send + Sync> FromRequestParts<S> for Path<T>
     }
 }
 
-/// Removes control characters (U+0000–U+001F, U+007F); `keep_newlines` keeps tab and
-/// newline for long text fields.
-pub fn clean_text(input: &str, keep_newlines: bool) -> String {
-    input
-        .chars()
-        .filter(|c| {
-            let control = (*c as u32) < 0x20 || *c == '\u{7f}';
-            !control || (keep_newlines && matches!(c, '\t' | '\n'))
-        })
-        .collect()
-}
-
 pub use bandmap_db::like::escape as like_escape;
+pub use bandmap_import::clean_text;
 
 /// A case-insensitive substring pattern for `ILIKE … ESCAPE '\'`, from cleaned text
 /// truncated to `max_chars` characters.

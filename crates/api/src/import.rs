@@ -1,12 +1,6 @@
-//! Bulk import of bands: `POST /api/import/bands` (bearer `BANDMAP_IMPORT_TOKEN`) and the
-//! `bandmap import FILE` command share this parser and the crawler's upsert path
-//! (`bandmap_db::bands::upsert::upsert_bands`), so locked fields and conflicts are
-//! respected. The whole input is validated before anything is written, and written in one
-//! transaction.
-
-mod parse;
-
-pub use parse::{InvalidInput, parse_bands};
+//! `POST /api/import/bands` (bearer `BANDMAP_IMPORT_TOKEN`): the HTTP side of the bulk
+//! import (token, body limit, status codes); parsing, validation and the upsert are
+//! `bandmap_import`'s, shared with the `bandmap import FILE` command.
 
 use crate::auth::bearer::check_bearer;
 use crate::error::{ApiError, ErrorBody, plain};
@@ -15,53 +9,14 @@ use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, FromRequest, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use bandmap_db::bands::upsert::{UpsertReport, upsert_bands};
-use chrono::{Datelike, Utc};
+use bandmap_import::{ImportError, import_body};
 use serde::Serialize;
-use sqlx::PgPool;
-use std::path::{Path, PathBuf};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 /// Largest accepted request body.
 pub const MAX_BODY_BYTES: usize = 50 * 1024 * 1024;
-
-/// Why an import failed.
-#[derive(Debug, thiserror::Error)]
-pub enum ImportError {
-    /// The file could not be read.
-    #[error("cannot read {path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// Cause.
-        #[source]
-        source: std::io::Error,
-    },
-    /// The input is invalid; nothing was written.
-    #[error("invalid input, nothing imported: {0}")]
-    Invalid(#[from] InvalidInput),
-    /// The database refused the upsert; nothing was written.
-    #[error("database: {0}")]
-    Db(#[from] bandmap_db::DbError),
-}
-
-fn max_year() -> i32 {
-    Utc::now().year() + 1
-}
-
-/// Imports an NDJSON (or JSON array) file: the `bandmap import FILE` command.
-pub async fn import_file(pool: &PgPool, path: &Path) -> Result<UpsertReport, ImportError> {
-    let body = tokio::fs::read(path)
-        .await
-        .map_err(|source| ImportError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-    let bands = parse_bands(&body, max_year())?;
-    Ok(upsert_bands(pool, &bands).await?)
-}
 
 /// Routes of the import, merged into the public router (mounted at `/api`).
 pub fn router() -> OpenApiRouter<AppState> {
@@ -137,9 +92,11 @@ pub async fn import_bands(State(state): State<AppState>, request: Request) -> Re
         }
     };
     let result = async {
-        let bands = parse_bands(&body, max_year())
-            .map_err(|e| ApiError::bad_request(format!("nothing imported: {e}")))?;
-        let report = upsert_bands(&state.pool, &bands).await?;
+        let report = import_body(&state.pool, &body).await.map_err(|e| match e {
+            ImportError::Invalid(e) => ApiError::bad_request(format!("nothing imported: {e}")),
+            ImportError::Db(e) => ApiError::from(e),
+            ImportError::Io { .. } => ApiError::internal(e),
+        })?;
         tracing::info!(
             inserted = report.inserted,
             updated = report.updated,

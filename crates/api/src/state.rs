@@ -32,10 +32,10 @@ pub struct AppState {
     pub clock: Arc<dyn Clock>,
     /// The in-memory map index (loaded on first use, refreshed by
     /// [`crate::public::start_background`]).
-    pub map: Arc<bandmap_map::MapIndex>,
+    pub map: Arc<bandmap_index::map::MapIndex>,
     /// The in-memory band search of the admin list (loaded on first use and at start by
     /// [`crate::public::start_background`]).
-    pub band_search: Arc<bandmap_db::bands::admin::BandSearch>,
+    pub band_search: Arc<bandmap_index::band_search::BandSearch>,
 }
 
 impl AppState {
@@ -45,8 +45,8 @@ impl AppState {
             pool,
             config: Arc::new(config),
             clock: Arc::new(SystemClock),
-            map: Arc::new(bandmap_map::MapIndex::new()),
-            band_search: Arc::new(bandmap_db::bands::admin::BandSearch::new()),
+            map: Arc::new(bandmap_index::map::MapIndex::new()),
+            band_search: Arc::new(bandmap_index::band_search::BandSearch::new()),
         }
     }
 }

@@ -113,7 +113,9 @@ async fn bands_list_latency_on_150k_bands() {
         })
         .await;
         let mem = time(|| async {
-            db::list_bands(pool, search, &f).await.unwrap();
+            bandmap_index::band_search::list_bands(pool, search, &f)
+                .await
+                .unwrap();
         })
         .await;
         let path = format!("/admin/api/bands?{q}");
@@ -127,7 +129,9 @@ async fn bands_list_latency_on_150k_bands() {
         .await;
         let total = total.get();
         let (want_items, want_total) = db::list_bands_sql(pool, &f).await.unwrap();
-        let (items, got_total) = db::list_bands(pool, search, &f).await.unwrap();
+        let (items, got_total) = bandmap_index::band_search::list_bands(pool, search, &f)
+            .await
+            .unwrap();
         assert_eq!((got_total, total), (want_total, want_total), "{q}");
         let ids = |v: &[db::BandListItem]| v.iter().map(|b| b.ma_id).collect::<Vec<_>>();
         assert_eq!(ids(&items), ids(&want_items), "{q}");

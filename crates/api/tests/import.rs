@@ -182,31 +182,31 @@ async fn import_file_shares_the_path() {
     let app = spawn_app().await;
     let path = std::env::temp_dir().join(format!("bandmap-import-{}.ndjson", std::process::id()));
     std::fs::write(&path, TWO_BANDS).unwrap();
-    let report = bandmap_api::import::import_file(&app.db.pool, &path)
+    let report = bandmap_import::import_file(&app.db.pool, &path)
         .await
         .unwrap();
     assert_eq!(
         (report.inserted, report.updated, report.unchanged),
         (2, 0, 0)
     );
-    let report = bandmap_api::import::import_file(&app.db.pool, &path)
+    let report = bandmap_import::import_file(&app.db.pool, &path)
         .await
         .unwrap();
     assert_eq!(report.unchanged, 2);
     std::fs::write(&path, "{\"ma_id\": 5, \"name\": \"X\", \"nope\": 1}\n").unwrap();
-    let err = bandmap_api::import::import_file(&app.db.pool, &path)
+    let err = bandmap_import::import_file(&app.db.pool, &path)
         .await
         .unwrap_err();
     assert!(
-        matches!(err, bandmap_api::import::ImportError::Invalid(_)),
+        matches!(err, bandmap_import::ImportError::Invalid(_)),
         "{err}"
     );
     std::fs::remove_file(&path).unwrap();
-    let err = bandmap_api::import::import_file(&app.db.pool, &path)
+    let err = bandmap_import::import_file(&app.db.pool, &path)
         .await
         .unwrap_err();
     assert!(
-        matches!(err, bandmap_api::import::ImportError::Io { .. }),
+        matches!(err, bandmap_import::ImportError::Io { .. }),
         "{err}"
     );
     assert_eq!(band_count(&app).await, 2);

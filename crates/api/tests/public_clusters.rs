@@ -26,7 +26,9 @@ INSERT INTO band_locations (id, ma_id, step_order, parsed_step, step_label, loca
 /// have rebuilt it on the change notification, so whether *this* call rebuilds is a race;
 /// what must hold is that afterwards the snapshot is at least the data version.
 async fn catch_up(app: &TestApp) {
-    let target = bandmap_map::data_version(&app.db.pool).await.unwrap();
+    let target = bandmap_index::map::data_version(&app.db.pool)
+        .await
+        .unwrap();
     app.state.map.refresh(&app.state.pool).await.unwrap();
     assert!(
         app.state.map.current().version >= target,
@@ -346,7 +348,9 @@ async fn etag_follows_the_served_content_not_the_counter() {
     .await
     .unwrap();
     assert_eq!(
-        bandmap_map::data_version(&app.db.pool).await.unwrap(),
+        bandmap_index::map::data_version(&app.db.pool)
+            .await
+            .unwrap(),
         version
     );
     app.state.map.reload(&app.state.pool).await.unwrap();
@@ -465,7 +469,9 @@ async fn background_task_picks_up_changes() {
     .execute(&app.db.pool)
     .await
     .unwrap();
-    let target = bandmap_map::data_version(&app.db.pool).await.unwrap();
+    let target = bandmap_index::map::data_version(&app.db.pool)
+        .await
+        .unwrap();
     // Wait on the version (LISTEN/NOTIFY or the poll), not on a fixed delay.
     let mut waited = 0;
     while app.state.map.current().version < target {

@@ -51,7 +51,7 @@ fn hash_password() -> anyhow::Result<()> {
         .context("reading the password")?;
     let password = password.trim_end_matches(['\n', '\r']);
     anyhow::ensure!(!password.is_empty(), "empty password on standard input");
-    let hash = bcrypt::hash(password, bandmap_api::auth::seed::BCRYPT_COST)?;
+    let hash = bandmap_accounts::hash(password)?;
     println!("{hash}");
     Ok(())
 }
@@ -59,7 +59,7 @@ fn hash_password() -> anyhow::Result<()> {
 /// `bandmap import FILE`: the same upsert path as the crawler and the import endpoint.
 async fn import(config: &Config, file: &std::path::Path) -> anyhow::Result<()> {
     let pool = open_and_migrate(config).await?;
-    let report = bandmap_api::import::import_file(&pool, file)
+    let report = bandmap_import::import_file(&pool, file)
         .await
         .with_context(|| format!("importing {}", file.display()))?;
     println!("{}", serde_json::to_string(&report)?);
@@ -159,11 +159,11 @@ fn geocoding_services(
 }
 
 async fn serve(pool: PgPool, config: Config, shutdown: Shutdown) -> anyhow::Result<()> {
-    match bandmap_api::auth::seed::seed_admin(&pool, &config.admin).await? {
-        bandmap_api::auth::seed::SeedOutcome::Seeded(user) => {
+    match bandmap_accounts::seed_admin(&pool, &config.admin).await? {
+        bandmap_accounts::SeedOutcome::Seeded(user) => {
             tracing::info!(%user, "admin account seeded")
         }
-        bandmap_api::auth::seed::SeedOutcome::NotConfigured => {
+        bandmap_accounts::SeedOutcome::NotConfigured => {
             tracing::warn!(
                 "ADMIN_SEED_USERNAME and a password are not set: admin login is impossible"
             )

@@ -4,11 +4,13 @@
 //! Services receive the parts they need as plain values; there is no global settings object.
 
 mod error;
+mod llm;
 mod parse;
 mod sections;
 mod vars;
 
 pub use error::ConfigError;
+pub use llm::{LlmTuning, ModelTuning};
 pub use sections::*;
 pub use vars::{DEFAULT_TILE_URL, VARIABLES, Variable};
 

@@ -1,6 +1,7 @@
 //! The configuration, grouped by the service that reads it.
 
 use crate::ConfigError;
+use crate::llm::LlmTuning;
 use crate::parse::Reader;
 use crate::vars::DEFAULT_TILE_URL;
 use secrecy::SecretString;
@@ -33,6 +34,8 @@ pub struct Config {
     pub heartbeat_interval: Duration,
     /// Log filter.
     pub rust_log: String,
+    /// Host part of this process's name in heartbeats (`HOSTNAME`, else `local`).
+    pub hostname: String,
 }
 
 /// Settings of `bandmap serve`.
@@ -131,6 +134,8 @@ pub struct LlmConfig {
     pub model_primary: String,
     /// Fallback (small) model.
     pub model_fallback: String,
+    /// Optional overrides of the worker's limits, prices and retry policy.
+    pub tuning: LlmTuning,
 }
 
 /// Admin authentication settings.
@@ -179,6 +184,7 @@ impl Config {
                 api_key: secret(&r, "LLM_API_KEY"),
                 model_primary: r.string("LLM_MODEL_PRIMARY", "llama-3.3-70b-versatile"),
                 model_fallback: r.string("LLM_MODEL_FALLBACK", "llama-3.1-8b-instant"),
+                tuning: crate::llm::tuning(&r)?,
             },
             admin: admin(&r)?,
             heartbeat_interval: {
@@ -197,6 +203,7 @@ impl Config {
                 std::time::Duration::from_secs(secs)
             },
             rust_log: r.string("RUST_LOG", "info"),
+            hostname: r.string("HOSTNAME", "local"),
         })
     }
 }

@@ -172,4 +172,56 @@ pub const VARIABLES: &[Variable] = &[
         "serve the front end from this folder instead of the embedded copy",
     ),
     var("RUST_LOG", "info", "log filter"),
+    var(
+        "HOSTNAME",
+        "local",
+        "host part of the instance name in heartbeats (`HOST:PID`)",
+    ),
+    var(
+        "LLM_RPM_PRIMARY",
+        "",
+        "requests per minute of the primary model (default: docs/llm.md table)",
+    ),
+    var(
+        "LLM_RPM_FALLBACK",
+        "",
+        "requests per minute of the fallback model (default: docs/llm.md table)",
+    ),
+    var(
+        "LLM_TPM_PRIMARY",
+        "",
+        "tokens per minute of the primary model (default: docs/llm.md table)",
+    ),
+    var(
+        "LLM_TPM_FALLBACK",
+        "",
+        "tokens per minute of the fallback model (default: docs/llm.md table)",
+    ),
+    var(
+        "LLM_PRICE_INPUT_PRIMARY",
+        "",
+        "USD per 1M prompt tokens of the primary model (default: docs/llm.md table)",
+    ),
+    var(
+        "LLM_PRICE_INPUT_FALLBACK",
+        "",
+        "USD per 1M prompt tokens of the fallback model (default: docs/llm.md table)",
+    ),
+    var(
+        "LLM_PRICE_OUTPUT_PRIMARY",
+        "",
+        "USD per 1M completion tokens of the primary model (default: docs/llm.md table)",
+    ),
+    var(
+        "LLM_PRICE_OUTPUT_FALLBACK",
+        "",
+        "USD per 1M completion tokens of the fallback model (default: docs/llm.md table)",
+    ),
+    var("LLM_MAX_ATTEMPTS", "4", "LLM API calls per row per pass"),
+    var("LLM_BACKOFF_BASE_MS", "1000", "first LLM backoff delay"),
+    var(
+        "LLM_BACKOFF_MAX_SECS",
+        "60",
+        "largest single LLM backoff or rate-limit wait",
+    ),
 ];

@@ -3,7 +3,7 @@
 
 use crate::Result;
 use serde_json::Value;
-use sqlx::PgConnection;
+use sqlx::{Acquire, Postgres};
 
 /// One admin action to record.
 #[derive(Debug, Clone)]
@@ -22,8 +22,10 @@ pub struct Entry<'a> {
     pub ip: Option<String>,
 }
 
-/// Writes the audit row and its log line inside the caller's transaction.
-pub async fn record(conn: &mut PgConnection, e: &Entry<'_>) -> Result<i64> {
+/// Writes the audit row and its log line together: inside the caller's transaction (as a
+/// savepoint) when given one, so the audited change and its row commit as one.
+pub async fn record(db: impl Acquire<'_, Database = Postgres>, e: &Entry<'_>) -> Result<i64> {
+    let mut tx = db.begin().await?;
     let id: i64 = sqlx::query_scalar(
         "INSERT INTO admin_audit_log (username, action, target, before, after, ip)
          VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
@@ -34,14 +36,15 @@ pub async fn record(conn: &mut PgConnection, e: &Entry<'_>) -> Result<i64> {
     .bind(&e.before)
     .bind(&e.after)
     .bind(&e.ip)
-    .fetch_one(&mut *conn)
+    .fetch_one(&mut *tx)
     .await?;
     sqlx::query("INSERT INTO crawl_log (run_id, level, message) VALUES (NULL, 'info', $1)")
         .bind(format!(
             "admin {} did {} on {}",
             e.username, e.action, e.target
         ))
-        .execute(&mut *conn)
+        .execute(&mut *tx)
         .await?;
+    tx.commit().await?;
     Ok(id)
 }

@@ -13,7 +13,7 @@
 //! by `ma_id`.
 
 use crate::Result;
-use sqlx::PgPool;
+use sqlx::PgExecutor;
 
 /// One bucket of a breakdown.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, sqlx::FromRow)]
@@ -39,40 +39,40 @@ pub struct Totals {
 pub const NONE_KEY: &str = "(none)";
 
 /// Band totals.
-pub async fn totals(pool: &PgPool) -> Result<Totals> {
+pub async fn totals(db: impl PgExecutor<'_>) -> Result<Totals> {
     Ok(sqlx::query_as(
         "SELECT count(*) AS bands_total, count(*) FILTER (WHERE enriched) AS enriched,
                 count(*) FILTER (WHERE lat IS NOT NULL AND lon IS NOT NULL) AS geocoded
          FROM bands",
     )
-    .fetch_one(pool)
+    .fetch_one(db)
     .await?)
 }
 
 /// Bands per country, largest first.
-pub async fn by_country(pool: &PgPool) -> Result<Vec<KeyCount>> {
+pub async fn by_country(db: impl PgExecutor<'_>) -> Result<Vec<KeyCount>> {
     Ok(sqlx::query_as(
         "SELECT coalesce(nullif(btrim(country), ''), $1) AS key, count(*) AS count
          FROM bands GROUP BY 1 ORDER BY count(*) DESC, 1",
     )
     .bind(NONE_KEY)
-    .fetch_all(pool)
+    .fetch_all(db)
     .await?)
 }
 
 /// Bands per status, largest first.
-pub async fn by_status(pool: &PgPool) -> Result<Vec<KeyCount>> {
+pub async fn by_status(db: impl PgExecutor<'_>) -> Result<Vec<KeyCount>> {
     Ok(sqlx::query_as(
         "SELECT coalesce(nullif(btrim(status), ''), $1) AS key, count(*) AS count
          FROM bands GROUP BY 1 ORDER BY count(*) DESC, 1",
     )
     .bind(NONE_KEY)
-    .fetch_all(pool)
+    .fetch_all(db)
     .await?)
 }
 
 /// Bands per genre keyword (see the module header), largest first.
-pub async fn by_genre_keyword(pool: &PgPool) -> Result<Vec<KeyCount>> {
+pub async fn by_genre_keyword(db: impl PgExecutor<'_>) -> Result<Vec<KeyCount>> {
     Ok(sqlx::query_as(
         r"WITH parts AS (
              SELECT b.ma_id, btrim(p) AS p
@@ -89,7 +89,7 @@ pub async fn by_genre_keyword(pool: &PgPool) -> Result<Vec<KeyCount>> {
          FROM words WHERE word <> ''
          GROUP BY lower(word) ORDER BY count(DISTINCT ma_id) DESC, 1",
     )
-    .fetch_all(pool)
+    .fetch_all(db)
     .await?)
 }
 
@@ -133,7 +133,7 @@ macro_rules! priority_sql {
 }
 
 /// Queue sizes per priority.
-pub async fn queue_counts(pool: &PgPool) -> Result<QueueCounts> {
+pub async fn queue_counts(db: impl PgExecutor<'_>) -> Result<QueueCounts> {
     Ok(sqlx::query_as(concat!(
         "SELECT count(*) FILTER (WHERE p = 'enrich_pending') AS enrich_pending,
                 count(*) FILTER (WHERE p = 'updated_since_crawl') AS updated_since_crawl,
@@ -144,12 +144,12 @@ pub async fn queue_counts(pool: &PgPool) -> Result<QueueCounts> {
                WHERE enrich_pending OR NOT enriched
                   OR updated_at - crawled_at > interval '1 minute') q"
     ))
-    .fetch_one(pool)
+    .fetch_one(db)
     .await?)
 }
 
 /// The first `limit` queued bands, by priority then `ma_id`.
-pub async fn queue_head(pool: &PgPool, limit: i64) -> Result<Vec<QueuedBand>> {
+pub async fn queue_head(db: impl PgExecutor<'_>, limit: i64) -> Result<Vec<QueuedBand>> {
     Ok(sqlx::query_as(concat!(
         "SELECT ma_id, name, p AS priority FROM (SELECT ma_id, name, ",
         priority_sql!(),
@@ -161,6 +161,6 @@ pub async fn queue_head(pool: &PgPool, limit: i64) -> Result<Vec<QueuedBand>> {
          LIMIT $1"
     ))
     .bind(limit)
-    .fetch_all(pool)
+    .fetch_all(db)
     .await?)
 }

@@ -4,7 +4,7 @@
 
 use crate::Result;
 use serde_json::Value;
-use sqlx::PgPool;
+use sqlx::PgExecutor;
 
 /// One cached answer.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -28,18 +28,18 @@ pub struct CacheRow {
 }
 
 /// Reads one row by key.
-pub async fn get(pool: &PgPool, key: &str) -> Result<Option<CacheRow>> {
+pub async fn get(db: impl PgExecutor<'_>, key: &str) -> Result<Option<CacheRow>> {
     Ok(sqlx::query_as(
         "SELECT key, provider, query, raw, lat, lon, confidence, granularity
          FROM geocode_cache WHERE key = $1",
     )
     .bind(key)
-    .fetch_optional(pool)
+    .fetch_optional(db)
     .await?)
 }
 
 /// Writes (or replaces) one row.
-pub async fn put(pool: &PgPool, row: &CacheRow) -> Result<()> {
+pub async fn put(db: impl PgExecutor<'_>, row: &CacheRow) -> Result<()> {
     sqlx::query(
         "INSERT INTO geocode_cache (key, provider, query, raw, lat, lon, confidence, granularity)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
@@ -56,24 +56,24 @@ pub async fn put(pool: &PgPool, row: &CacheRow) -> Result<()> {
     .bind(row.lon)
     .bind(row.confidence)
     .bind(&row.granularity)
-    .execute(pool)
+    .execute(db)
     .await?;
     Ok(())
 }
 
 /// Deletes every row of one provider (`purge-legacy-provider` passes `nominatim`).
-pub async fn purge_provider(pool: &PgPool, provider: &str) -> Result<u64> {
+pub async fn purge_provider(db: impl PgExecutor<'_>, provider: &str) -> Result<u64> {
     Ok(sqlx::query("DELETE FROM geocode_cache WHERE provider = $1")
         .bind(provider)
-        .execute(pool)
+        .execute(db)
         .await?
         .rows_affected())
 }
 
 /// Number of cached answers.
-pub async fn count(pool: &PgPool) -> Result<i64> {
+pub async fn count(db: impl PgExecutor<'_>) -> Result<i64> {
     Ok(sqlx::query_scalar("SELECT count(*) FROM geocode_cache")
-        .fetch_one(pool)
+        .fetch_one(db)
         .await?)
 }
 

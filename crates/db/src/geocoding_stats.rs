@@ -3,11 +3,11 @@
 //! live in [`crate::llm_cache`], cache counts in [`crate::geocode_cache`].
 
 use crate::Result;
-use sqlx::{PgConnection, PgPool};
+use sqlx::PgExecutor;
 use std::collections::BTreeMap;
 
 /// Row counts per `geocode_status`, every status present (0 when absent).
-pub async fn status_counts(pool: &PgPool) -> Result<BTreeMap<String, i64>> {
+pub async fn status_counts(db: impl PgExecutor<'_>) -> Result<BTreeMap<String, i64>> {
     let rows: Vec<(String, i64)> = sqlx::query_as(
         "SELECT s.status, count(l.id)
          FROM unnest($1::text[]) AS s(status)
@@ -15,20 +15,20 @@ pub async fn status_counts(pool: &PgPool) -> Result<BTreeMap<String, i64>> {
          GROUP BY s.status",
     )
     .bind(crate::band_locations::admin::STATUSES)
-    .fetch_all(pool)
+    .fetch_all(db)
     .await?;
     Ok(rows.into_iter().collect())
 }
 
 /// Rows whose geocoding reached an outcome (anything but `pending`/`processing`) during the
 /// last hour, by `updated_at`.
-pub async fn processed_last_hour(pool: &PgPool) -> Result<i64> {
+pub async fn processed_last_hour(db: impl PgExecutor<'_>) -> Result<i64> {
     Ok(sqlx::query_scalar(
         "SELECT count(*) FROM band_locations
          WHERE geocode_status NOT IN ('pending', 'processing')
            AND updated_at > now() - interval '1 hour'",
     )
-    .fetch_one(pool)
+    .fetch_one(db)
     .await?)
 }
 
@@ -44,7 +44,7 @@ pub struct ProviderCount {
 }
 
 /// Rows per provider (any status), most used first.
-pub async fn providers(pool: &PgPool) -> Result<Vec<ProviderCount>> {
+pub async fn providers(db: impl PgExecutor<'_>) -> Result<Vec<ProviderCount>> {
     Ok(sqlx::query_as(
         "SELECT provider, count(*) AS count,
                 avg(CASE WHEN confidence IN ('NaN', 'Infinity', '-Infinity') THEN NULL
@@ -52,18 +52,18 @@ pub async fn providers(pool: &PgPool) -> Result<Vec<ProviderCount>> {
          FROM band_locations WHERE provider IS NOT NULL
          GROUP BY provider ORDER BY count(*) DESC, provider",
     )
-    .fetch_all(pool)
+    .fetch_all(db)
     .await?)
 }
 
 /// Deletes the legacy provider's cache entries ([`crate::geocode_cache::LEGACY_PROVIDER`],
 /// name compared case-insensitively) on the caller's transaction, so the admin's audit row
 /// commits with it; returns how many.
-pub async fn purge_legacy_provider(conn: &mut PgConnection) -> Result<u64> {
+pub async fn purge_legacy_provider(db: impl PgExecutor<'_>) -> Result<u64> {
     Ok(
         sqlx::query("DELETE FROM geocode_cache WHERE lower(provider) = $1")
             .bind(crate::geocode_cache::LEGACY_PROVIDER)
-            .execute(conn)
+            .execute(db)
             .await?
             .rows_affected(),
     )

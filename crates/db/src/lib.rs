@@ -3,6 +3,7 @@
 //! the workers share one meaning of each operation (STYLE habit 4).
 
 pub mod admin_jobs;
+pub mod admin_users;
 pub mod audit;
 pub mod band_locations;
 pub mod bands;
@@ -15,6 +16,7 @@ pub mod geocoding_stats;
 pub mod jobs;
 pub mod like;
 pub mod llm_cache;
+pub mod map_points;
 pub mod migrate;
 pub mod monitoring;
 pub mod run_owner;

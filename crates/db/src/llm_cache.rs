@@ -8,18 +8,18 @@
 //!
 //! ```ignore
 //! // GET /admin/api/llm — items newest first, `total` and `totals` over the filter.
-//! pub async fn list(pool: &PgPool, filter: &LlmFilter, limit: i64, offset: i64) -> Result<LlmPage>;
+//! pub async fn list(db: impl Acquire<'_, Database = Postgres>, filter: &LlmFilter, limit: i64, offset: i64) -> Result<LlmPage>;
 //! //   LlmFilter { model: Option<String>, ma_id: Option<i64>, city_null: Option<bool>,
 //! //               location_pattern: Option<String> /* ILIKE pattern, `\` escape: use api::extract::contains_pattern */ }
 //! //   LlmPage { items: Vec<LlmCall>, total: i64, totals: LlmTotals { calls: i64, cost_usd: f64 } }
 //! //   LlmCall { id, created_at, ma_id, band_name, location_raw, country, model, extraction,
 //! //             prompt_tokens, completion_tokens, cost_usd: Option<f64>, prompt, response }
 //! // GET /admin/api/geocoding — "llm_models".
-//! pub async fn model_stats(pool: &PgPool) -> Result<Vec<ModelStats>>;
+//! pub async fn model_stats(db: impl PgExecutor<'_>) -> Result<Vec<ModelStats>>;
 //! //   ModelStats { model, calls, city_null, cost_usd: f64, prompt_tokens: i64, completion_tokens: i64 }
 //! // GET /admin/api/bands/:ma_id — "llm_calls", newest first.
-//! pub async fn for_band(pool: &PgPool, ma_id: i64) -> Result<Vec<LlmCall>>;
-//! pub async fn count(pool: &PgPool) -> Result<i64>;
+//! pub async fn for_band(db: impl PgExecutor<'_>, ma_id: i64) -> Result<Vec<LlmCall>>;
+//! pub async fn count(db: impl PgExecutor<'_>) -> Result<i64>;
 //! ```
 //!
 //! The LLM worker writes with [`insert`] (one row per call, `key` not unique: a malformed
@@ -30,7 +30,7 @@ use crate::Result;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
-use sqlx::PgPool;
+use sqlx::{Acquire, PgExecutor, Postgres};
 
 /// The finite cost of a row as float8, or NULL (NaN, ±Infinity, absurdly large, NULL).
 /// Costs beyond float8's range (e.g. `1e400`) would make the cast fail: they are NULL too.
@@ -165,7 +165,7 @@ pub struct CachedAnswer {
 /// Records one call as its own row (SPEC rule 21: one row per call), valid or not: a
 /// malformed reply was billed too, so overwriting it with the later valid answer of the
 /// same request would lose its tokens and cost from every total. Returns the row id.
-pub async fn insert(pool: &PgPool, call: &NewLlmCall) -> Result<i64> {
+pub async fn insert(db: impl PgExecutor<'_>, call: &NewLlmCall) -> Result<i64> {
     let cost = call.cost_usd.filter(|c| c.is_finite());
     let id = sqlx::query_scalar(
         "INSERT INTO llm_cache (key, ma_id, location_id, location_raw, country, model,
@@ -185,21 +185,21 @@ pub async fn insert(pool: &PgPool, call: &NewLlmCall) -> Result<i64> {
     .bind(cost)
     .bind(&call.prompt)
     .bind(&call.response)
-    .fetch_one(pool)
+    .fetch_one(db)
     .await?;
     Ok(id)
 }
 
 /// The cached answer of a request key: the newest row with a validated extraction. Rows
 /// without one (malformed replies) are never hits; they only count in the totals.
-pub async fn find_answer(pool: &PgPool, key: &str) -> Result<Option<CachedAnswer>> {
+pub async fn find_answer(db: impl PgExecutor<'_>, key: &str) -> Result<Option<CachedAnswer>> {
     Ok(sqlx::query_as(
         "SELECT id, model, extraction FROM llm_cache
          WHERE key = $1 AND extraction IS NOT NULL
          ORDER BY id DESC LIMIT 1",
     )
     .bind(key)
-    .fetch_optional(pool)
+    .fetch_optional(db)
     .await?)
 }
 
@@ -219,7 +219,13 @@ const FILTER_SQL: &str = "($1::text IS NULL OR c.model = $1)
        AND ($4::text IS NULL OR c.location_raw ILIKE $4 ESCAPE '\\')";
 
 /// One page of calls (newest first), the number of matches and their totals.
-pub async fn list(pool: &PgPool, filter: &LlmFilter, limit: i64, offset: i64) -> Result<LlmPage> {
+pub async fn list(
+    db: impl Acquire<'_, Database = Postgres>,
+    filter: &LlmFilter,
+    limit: i64,
+    offset: i64,
+) -> Result<LlmPage> {
+    let mut conn = db.acquire().await?;
     let items_sql = format!(
         "{} WHERE {FILTER_SQL} ORDER BY c.created_at DESC, c.id DESC LIMIT $5 OFFSET $6",
         select_calls()
@@ -231,7 +237,7 @@ pub async fn list(pool: &PgPool, filter: &LlmFilter, limit: i64, offset: i64) ->
         .bind(&filter.location_pattern)
         .bind(limit.max(0))
         .bind(offset.max(0))
-        .fetch_all(pool)
+        .fetch_all(&mut *conn)
         .await?;
     let totals_sql = format!(
         "SELECT count(*), COALESCE(sum(cost) FILTER (WHERE cost IS NOT NULL), 0)::float8
@@ -242,7 +248,7 @@ pub async fn list(pool: &PgPool, filter: &LlmFilter, limit: i64, offset: i64) ->
         .bind(filter.ma_id)
         .bind(filter.city_null)
         .bind(&filter.location_pattern)
-        .fetch_one(pool)
+        .fetch_one(&mut *conn)
         .await?;
     Ok(LlmPage {
         items: items.into_iter().map(finite_call).collect(),
@@ -255,20 +261,20 @@ pub async fn list(pool: &PgPool, filter: &LlmFilter, limit: i64, offset: i64) ->
 }
 
 /// Every call triggered by one band, newest first.
-pub async fn for_band(pool: &PgPool, ma_id: i64) -> Result<Vec<LlmCall>> {
+pub async fn for_band(db: impl PgExecutor<'_>, ma_id: i64) -> Result<Vec<LlmCall>> {
     let sql = format!(
         "{} WHERE c.ma_id = $1 ORDER BY c.created_at DESC, c.id DESC",
         select_calls()
     );
     let rows: Vec<LlmCall> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(ma_id)
-        .fetch_all(pool)
+        .fetch_all(db)
         .await?;
     Ok(rows.into_iter().map(finite_call).collect())
 }
 
 /// Aggregates per model, by number of calls descending.
-pub async fn model_stats(pool: &PgPool) -> Result<Vec<ModelStats>> {
+pub async fn model_stats(db: impl PgExecutor<'_>) -> Result<Vec<ModelStats>> {
     let sql = format!(
         "SELECT model, count(*) AS calls,
                 count(*) FILTER (WHERE extraction IS NULL
@@ -280,7 +286,7 @@ pub async fn model_stats(pool: &PgPool) -> Result<Vec<ModelStats>> {
          GROUP BY model ORDER BY calls DESC, model"
     );
     let rows: Vec<ModelStats> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-        .fetch_all(pool)
+        .fetch_all(db)
         .await?;
     Ok(rows
         .into_iter()
@@ -292,16 +298,16 @@ pub async fn model_stats(pool: &PgPool) -> Result<Vec<ModelStats>> {
 }
 
 /// Number of rows (`cache.entries`-style counters).
-pub async fn count(pool: &PgPool) -> Result<i64> {
+pub async fn count(db: impl PgExecutor<'_>) -> Result<i64> {
     Ok(sqlx::query_scalar("SELECT count(*) FROM llm_cache")
-        .fetch_one(pool)
+        .fetch_one(db)
         .await?)
 }
 
 /// When the last call was recorded (the LLM worker's progress check).
-pub async fn last_call_at(pool: &PgPool) -> Result<Option<DateTime<Utc>>> {
+pub async fn last_call_at(db: impl PgExecutor<'_>) -> Result<Option<DateTime<Utc>>> {
     Ok(sqlx::query_scalar("SELECT max(created_at) FROM llm_cache")
-        .fetch_one(pool)
+        .fetch_one(db)
         .await?)
 }
 

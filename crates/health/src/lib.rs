@@ -84,8 +84,17 @@ pub async fn beat(pool: &PgPool, service: &'static str, checks: Vec<Check>) {
     }
 }
 
+/// Host part of this process's instance name (`Config::hostname`), set once at start.
+static HOSTNAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Names this process's heartbeats `HOST:PID` with `host` (`Config::hostname`); call once
+/// at start. Without it the host part is `local`.
+pub fn set_hostname(host: &str) {
+    let _ = HOSTNAME.set(host.to_string());
+}
+
 fn instance_name() -> String {
-    let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "local".to_string());
+    let host = HOSTNAME.get().map_or("local", String::as_str);
     format!("{host}:{}", std::process::id())
 }
 

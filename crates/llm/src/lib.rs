@@ -52,7 +52,7 @@ pub async fn run_with_geocoder(
     geocoder: bandmap_geocode::Geocoder,
     shutdown: Shutdown,
 ) -> anyhow::Result<()> {
-    let settings = LlmSettings::from_env(&config.llm)?;
+    let settings = LlmSettings::from_config(&config.llm);
     let idle_poll = settings.idle_poll;
     let worker = service::build_worker(&pool, &config.llm, settings, GeocoderResolver(geocoder))?;
     service::run_worker(pool, worker, config.heartbeat_interval, idle_poll, shutdown).await

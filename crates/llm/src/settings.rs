@@ -1,9 +1,9 @@
 //! Settings of the LLM worker that `bandmap_config::LlmConfig` does not carry: per-model
 //! rate limits (RPM/TPM), the price table, retry and backoff parameters. Defaults come from
 //! the provider's published free-tier limits and prices (docs/llm.md); optional overrides
-//! are read from `LLM_RPM_PRIMARY`-style environment variables.
+//! (`LLM_RPM_PRIMARY`-style variables) come read and validated in `LlmConfig::tuning`.
 
-use std::collections::HashMap;
+use bandmap_config::ModelTuning;
 use std::time::Duration;
 
 /// Requests and tokens per minute allowed for one model.
@@ -87,18 +87,6 @@ fn known_model(id: &str) -> (RateLimits, Option<Price>) {
     )
 }
 
-/// An override variable that is present but not a valid number.
-#[derive(Debug, thiserror::Error)]
-#[error("{var}={value:?} is not {expected}")]
-pub struct SettingsError {
-    /// Variable name.
-    pub var: String,
-    /// Its value.
-    pub value: String,
-    /// What was expected.
-    pub expected: &'static str,
-}
-
 impl LlmSettings {
     /// Defaults for the two configured models.
     #[must_use]
@@ -123,44 +111,24 @@ impl LlmSettings {
         }
     }
 
-    /// Defaults plus the overrides of the process environment.
-    pub fn from_env(cfg: &bandmap_config::LlmConfig) -> Result<Self, SettingsError> {
-        let vars: HashMap<String, String> = std::env::vars().collect();
-        Self::from_map(cfg, &vars)
-    }
-
-    /// Defaults plus the overrides found in `vars` (see docs/llm.md for the names).
-    pub fn from_map(
-        cfg: &bandmap_config::LlmConfig,
-        vars: &HashMap<String, String>,
-    ) -> Result<Self, SettingsError> {
+    /// Defaults plus the overrides of the configuration (`LLM_RPM_PRIMARY`…, docs/llm.md).
+    #[must_use]
+    pub fn from_config(cfg: &bandmap_config::LlmConfig) -> Self {
         let mut s = Self::defaults(&cfg.model_primary, &cfg.model_fallback);
-        let r = Overrides(vars);
-        for (suffix, m) in [("PRIMARY", &mut s.primary), ("FALLBACK", &mut s.fallback)] {
-            r.u32(&format!("LLM_RPM_{suffix}"), &mut m.limits.rpm)?;
-            r.u32(&format!("LLM_TPM_{suffix}"), &mut m.limits.tpm)?;
-            let input = r.price(&format!("LLM_PRICE_INPUT_{suffix}"))?;
-            let output = r.price(&format!("LLM_PRICE_OUTPUT_{suffix}"))?;
-            if input.is_some() || output.is_some() {
-                let base = m.price.unwrap_or(Price {
-                    input_per_mtok: 0.0,
-                    output_per_mtok: 0.0,
-                });
-                m.price = Some(Price {
-                    input_per_mtok: input.unwrap_or(base.input_per_mtok),
-                    output_per_mtok: output.unwrap_or(base.output_per_mtok),
-                });
-            }
+        let t = &cfg.tuning;
+        for (m, o) in [(&mut s.primary, t.primary), (&mut s.fallback, t.fallback)] {
+            m.apply(o);
         }
-        r.u32("LLM_MAX_ATTEMPTS", &mut s.max_attempts)?;
-        s.max_attempts = s.max_attempts.max(1);
-        let mut base_ms = u32::try_from(s.backoff_base.as_millis()).unwrap_or(u32::MAX);
-        r.u32("LLM_BACKOFF_BASE_MS", &mut base_ms)?;
-        s.backoff_base = Duration::from_millis(u64::from(base_ms));
-        let mut max_s = u32::try_from(s.backoff_max.as_secs()).unwrap_or(u32::MAX);
-        r.u32("LLM_BACKOFF_MAX_SECS", &mut max_s)?;
-        s.backoff_max = Duration::from_secs(u64::from(max_s));
-        Ok(s)
+        if let Some(n) = t.max_attempts {
+            s.max_attempts = n.max(1);
+        }
+        if let Some(ms) = t.backoff_base_ms {
+            s.backoff_base = Duration::from_millis(u64::from(ms));
+        }
+        if let Some(secs) = t.backoff_max_secs {
+            s.backoff_max = Duration::from_secs(u64::from(secs));
+        }
+        s
     }
 
     /// Settings of `model` (primary or fallback), if it is one of them.
@@ -172,41 +140,21 @@ impl LlmSettings {
     }
 }
 
-struct Overrides<'a>(&'a HashMap<String, String>);
-
-impl Overrides<'_> {
-    fn raw(&self, var: &str) -> Option<&str> {
-        self.0.get(var).map(|v| v.trim()).filter(|v| !v.is_empty())
-    }
-
-    fn u32(&self, var: &str, slot: &mut u32) -> Result<(), SettingsError> {
-        if let Some(v) = self.raw(var) {
-            *slot = v
-                .parse::<u32>()
-                .ok()
-                .filter(|n| *n > 0)
-                .ok_or_else(|| SettingsError {
-                    var: var.to_string(),
-                    value: v.to_string(),
-                    expected: "a whole number above 0",
-                })?;
+impl ModelSettings {
+    /// Applies a model's overrides; a price override completes the known price (or 0).
+    fn apply(&mut self, o: ModelTuning) {
+        self.limits.rpm = o.rpm.unwrap_or(self.limits.rpm);
+        self.limits.tpm = o.tpm.unwrap_or(self.limits.tpm);
+        if o.price_input.is_some() || o.price_output.is_some() {
+            let base = self.price.unwrap_or(Price {
+                input_per_mtok: 0.0,
+                output_per_mtok: 0.0,
+            });
+            self.price = Some(Price {
+                input_per_mtok: o.price_input.unwrap_or(base.input_per_mtok),
+                output_per_mtok: o.price_output.unwrap_or(base.output_per_mtok),
+            });
         }
-        Ok(())
-    }
-
-    fn price(&self, var: &str) -> Result<Option<f64>, SettingsError> {
-        let Some(v) = self.raw(var) else {
-            return Ok(None);
-        };
-        v.parse::<f64>()
-            .ok()
-            .filter(|p| p.is_finite() && *p >= 0.0)
-            .map(Some)
-            .ok_or_else(|| SettingsError {
-                var: var.to_string(),
-                value: v.to_string(),
-                expected: "a finite price in USD per million tokens, at least 0",
-            })
     }
 }
 
@@ -214,18 +162,26 @@ impl Overrides<'_> {
 mod tests {
     use super::*;
 
-    fn cfg() -> bandmap_config::LlmConfig {
-        bandmap_config::LlmConfig {
-            base_url: url::Url::parse("http://127.0.0.1:1/v1").unwrap_or_else(|_| unreachable!()),
-            api_key: None,
-            model_primary: "llama-3.3-70b-versatile".into(),
-            model_fallback: "llama-3.1-8b-instant".into(),
-        }
+    use std::collections::HashMap;
+
+    /// The LLM configuration read from `vars` (the models are the defaults).
+    fn cfg(
+        vars: &[(&str, &str)],
+    ) -> Result<bandmap_config::LlmConfig, bandmap_config::ConfigError> {
+        let vars: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        bandmap_config::Config::from_map(&vars).map(|c| c.llm)
+    }
+
+    fn settings(vars: &[(&str, &str)]) -> LlmSettings {
+        LlmSettings::from_config(&cfg(vars).unwrap_or_else(|e| panic!("{e}")))
     }
 
     #[test]
     fn defaults_come_from_the_free_tier_table() {
-        let s = LlmSettings::from_map(&cfg(), &HashMap::new()).unwrap_or_else(|e| panic!("{e}"));
+        let s = settings(&[]);
         assert_eq!(
             s.primary.limits,
             RateLimits {
@@ -246,24 +202,18 @@ mod tests {
 
     #[test]
     fn overrides_apply_and_bad_values_are_named() {
-        let vars: HashMap<String, String> = [
+        let s = settings(&[
             ("LLM_RPM_PRIMARY", "5"),
             ("LLM_TPM_FALLBACK", "900"),
             ("LLM_PRICE_OUTPUT_FALLBACK", "1.5"),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-        let s = LlmSettings::from_map(&cfg(), &vars).unwrap_or_else(|e| panic!("{e}"));
+        ]);
         assert_eq!(s.primary.limits.rpm, 5);
         assert_eq!(s.fallback.limits.tpm, 900);
         let p = s.fallback.price.unwrap_or_else(|| unreachable!());
         assert!((p.input_per_mtok - 0.05).abs() < 1e-12);
         assert!((p.output_per_mtok - 1.5).abs() < 1e-12);
 
-        let bad: HashMap<String, String> =
-            [("LLM_TPM_PRIMARY".to_string(), "lots".to_string())].into();
-        let err = LlmSettings::from_map(&cfg(), &bad).err();
+        let err = cfg(&[("LLM_TPM_PRIMARY", "lots")]).err();
         assert!(err.is_some_and(|e| e.to_string().contains("LLM_TPM_PRIMARY")));
     }
 }

@@ -63,7 +63,7 @@ pub async fn spawn_app_with(
     let db = TestDb::new().await;
     let config = test_config(&db.url, overrides);
     // A cheap bcrypt cost would be nicer, but seeding runs once per test; keep the real path.
-    bandmap_api::auth::seed::seed_admin(&db.pool, &config.admin)
+    bandmap_accounts::seed_admin(&db.pool, &config.admin)
         .await
         .expect("seed admin");
     let mut state = AppState::new(db.pool.clone(), config);

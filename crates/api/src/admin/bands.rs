@@ -46,7 +46,8 @@ pub async fn list_bands(
     Query(params): Query<BandListParams>,
 ) -> ApiResult<axum::Json<BandPage>> {
     let filter = params.into_filter()?;
-    let (rows, total) = db::list_bands(&state.pool, &state.band_search, &filter).await?;
+    let (rows, total) =
+        bandmap_index::band_search::list_bands(&state.pool, &state.band_search, &filter).await?;
     Ok(axum::Json(BandPage {
         items: rows.into_iter().map(BandItem::from).collect(),
         total,
@@ -71,11 +72,9 @@ pub async fn get_band(
     State(state): State<AppState>,
     Path(ma_id): Path<i64>,
 ) -> ApiResult<axum::Json<BandDetailResponse>> {
-    let band = {
-        let mut conn = state.pool.acquire().await?;
-        db::band_detail(&mut conn, ma_id).await?
-    }
-    .ok_or_else(|| unknown_band(ma_id))?;
+    let band = db::band_detail(&state.pool, ma_id)
+        .await?
+        .ok_or_else(|| unknown_band(ma_id))?;
     let (locations, calls) = tokio::try_join!(
         db::locations(&state.pool, ma_id),
         db::llm_calls(&state.pool, ma_id)

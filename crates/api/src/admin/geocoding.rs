@@ -271,7 +271,7 @@ pub async fn purge_legacy_provider(
     session: AdminSession,
 ) -> Result<Json<Deleted>, ApiError> {
     let mut tx = state.pool.begin().await?;
-    let deleted = geocoding_stats::purge_legacy_provider(&mut tx).await?;
+    let deleted = geocoding_stats::purge_legacy_provider(&mut *tx).await?;
     let entry = Entry {
         username: &session.username,
         action: "geocode_cache.purge_legacy_provider",

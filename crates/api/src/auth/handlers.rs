@@ -82,11 +82,7 @@ pub async fn login(
                 });
             }
         };
-    let stored: Option<String> =
-        sqlx::query_scalar("SELECT password_hash FROM admin_users WHERE username = $1")
-            .bind(&username)
-            .fetch_optional(&state.pool)
-            .await?;
+    let stored = bandmap_db::admin_users::password_hash(&state.pool, &username).await?;
     let password = body.password;
     let ok = password.len() <= MAX_PASSWORD_BYTES && password::verify(password, stored).await?;
     if !ok {

@@ -1,5 +1,6 @@
 //! Admin authentication (SPEC "Authentication", CONTRACT §5): the seeded account, login,
 //! sessions, lockout, and the import token.
+//! The account itself (hashing, the seed) is `bandmap_accounts`'s.
 
 pub mod bearer;
 pub mod client_addr;
@@ -7,7 +8,6 @@ pub mod cookie;
 pub mod handlers;
 pub mod lockout;
 pub mod password;
-pub mod seed;
 pub mod session;
 
 pub use session::{AdminSession, require_admin};

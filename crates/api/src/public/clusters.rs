@@ -10,7 +10,7 @@ use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use bandmap_map::{ClusterQuery, Filter};
+use bandmap_index::map::{ClusterQuery, Filter};
 use serde::Deserialize;
 use std::hash::{Hash, Hasher};
 use utoipa::IntoParams;

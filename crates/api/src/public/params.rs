@@ -3,7 +3,7 @@
 
 use crate::error::ApiError;
 use crate::extract::clean_text;
-use bandmap_map::Bbox;
+use bandmap_index::map::Bbox;
 
 /// Longest text filter kept (characters).
 pub const MAX_FILTER_CHARS: usize = 100;
@@ -54,7 +54,7 @@ pub fn zoom(raw: Option<&str>) -> Result<u8, ApiError> {
     match present(raw) {
         None => Ok(3),
         Some(s) => match s.parse::<u8>() {
-            Ok(z) if z <= bandmap_map::query::MAX_ZOOM => Ok(z),
+            Ok(z) if z <= bandmap_index::map::query::MAX_ZOOM => Ok(z),
             _ => Err(ApiError::bad_request(
                 "zoom must be an integer from 0 to 20",
             )),

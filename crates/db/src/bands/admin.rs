@@ -1,5 +1,6 @@
 //! Admin reads and edits of `bands` (CONTRACT §6): the filtered list, one band with its
-//! locations and LLM calls, the PATCH that locks edited fields, and conflict resolution.
+//! locations and LLM calls, the PATCH that locks edited fields, conflict resolution, and
+//! the queries of the in-memory band search ([`search`]).
 //! Every write runs in one transaction together with its audit row.
 
 mod detail;
@@ -14,7 +15,6 @@ pub use edit::{
 };
 pub use fields::{BandField, FieldValue};
 pub use list::{
-    BandFilter, BandListItem, BandSort, SortKey, explain, explain_selected_page, list_bands,
-    list_bands_sql,
+    BandFilter, BandListItem, BandSort, Selection, SortKey, explain, explain_selected_page,
+    list_bands_sql, list_selected,
 };
-pub use search::BandSearch;

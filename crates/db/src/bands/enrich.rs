@@ -19,10 +19,10 @@
 //! stays in `band_page.last_modified_text`).
 
 use crate::Result;
-use crate::bands::upsert::{BandInput, UpsertReport, upsert_bands_in};
+use crate::bands::upsert::{BandInput, UpsertReport, upsert_in};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
-use sqlx::PgPool;
+use sqlx::{Acquire, PgExecutor, Postgres};
 
 /// Why a band is in the enrichment queue, highest priority first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -59,7 +59,11 @@ pub struct QueuedBand {
 
 /// The next `limit` queued bands by priority, skipping the ids in `exclude` (bands this
 /// run already tried) and bands waiting out a failure backoff.
-pub async fn next_batch(pool: &PgPool, limit: i64, exclude: &[i64]) -> Result<Vec<QueuedBand>> {
+pub async fn next_batch(
+    db: impl PgExecutor<'_>,
+    limit: i64,
+    exclude: &[i64],
+) -> Result<Vec<QueuedBand>> {
     // The predicate and the rank are repeated in `queue_counts`: keep them identical.
     let rows: Vec<(i64, String, i32)> = sqlx::query_as(
         "SELECT ma_id, name,
@@ -75,7 +79,7 @@ pub async fn next_batch(pool: &PgPool, limit: i64, exclude: &[i64]) -> Result<Ve
     )
     .bind(limit)
     .bind(exclude)
-    .fetch_all(pool)
+    .fetch_all(db)
     .await?;
     Ok(rows
         .into_iter()
@@ -97,7 +101,7 @@ pub const CLAIM_LEASE_SECS: i64 = 30 * 60;
 /// [`CLAIM_LEASE_SECS`]: several crawler replicas never fetch the same band at once, and a
 /// killed replica's bands come back when the lease expires.
 pub async fn claim_batch(
-    pool: &PgPool,
+    db: impl PgExecutor<'_>,
     run_id: i64,
     limit: i64,
     exclude: &[i64],
@@ -134,7 +138,7 @@ pub async fn claim_batch(
     .bind(exclude)
     .bind(run_id)
     .bind(CLAIM_LEASE_SECS as f64)
-    .fetch_all(pool)
+    .fetch_all(db)
     .await?;
     Ok(rows
         .into_iter()
@@ -147,10 +151,10 @@ pub async fn claim_batch(
 }
 
 /// Releases every claim of the run `run_id` (at the end of the run, whatever its outcome).
-pub async fn release_claims(pool: &PgPool, run_id: i64) -> Result<u64> {
+pub async fn release_claims(db: impl PgExecutor<'_>, run_id: i64) -> Result<u64> {
     let r = sqlx::query("DELETE FROM enrich_claims WHERE run_id = $1")
         .bind(run_id)
-        .execute(pool)
+        .execute(db)
         .await?;
     Ok(r.rows_affected())
 }
@@ -175,7 +179,7 @@ pub struct EnrichFailure {
 /// [`FAILURE_BACKOFF_BASE_SECS`] × 2^(attempts−1) capped at [`FAILURE_BACKOFF_MAX_SECS`].
 /// Returns the new record, or None when the band no longer exists.
 pub async fn record_failure(
-    pool: &PgPool,
+    db: impl PgExecutor<'_>,
     ma_id: i64,
     error: &str,
 ) -> Result<Option<EnrichFailure>> {
@@ -196,16 +200,16 @@ pub async fn record_failure(
     .bind(error)
     .bind(FAILURE_BACKOFF_BASE_SECS as f64)
     .bind(FAILURE_BACKOFF_MAX_SECS as f64)
-    .fetch_optional(pool)
+    .fetch_optional(db)
     .await?)
 }
 
 /// The failure record of `ma_id` (None: its last enrichment did not fail).
-pub async fn failure(pool: &PgPool, ma_id: i64) -> Result<Option<EnrichFailure>> {
+pub async fn failure(db: impl PgExecutor<'_>, ma_id: i64) -> Result<Option<EnrichFailure>> {
     Ok(
         sqlx::query_as("SELECT attempts, next_at, error FROM enrich_failures WHERE ma_id = $1")
             .bind(ma_id)
-            .fetch_optional(pool)
+            .fetch_optional(db)
             .await?,
     )
 }
@@ -213,7 +217,7 @@ pub async fn failure(pool: &PgPool, ma_id: i64) -> Result<Option<EnrichFailure>>
 /// Whether some queued band may be enriched now (not waiting out a failure backoff): the
 /// scheduler's test before an automatic enrichment, so a queue of failing bands does not
 /// start a run that can only find nothing to do.
-pub async fn has_due(pool: &PgPool) -> Result<bool> {
+pub async fn has_due(db: impl PgExecutor<'_>) -> Result<bool> {
     Ok(sqlx::query_scalar(
         "SELECT EXISTS (
              SELECT 1 FROM bands b
@@ -222,7 +226,7 @@ pub async fn has_due(pool: &PgPool) -> Result<bool> {
                AND NOT EXISTS (SELECT 1 FROM enrich_failures f
                                WHERE f.ma_id = b.ma_id AND f.next_at > now()))",
     )
-    .fetch_one(pool)
+    .fetch_one(db)
     .await?)
 }
 
@@ -241,7 +245,7 @@ pub struct QueueCounts {
 }
 
 /// Counts the queue by priority.
-pub async fn queue_counts(pool: &PgPool) -> Result<QueueCounts> {
+pub async fn queue_counts(db: impl PgExecutor<'_>) -> Result<QueueCounts> {
     let (p, u, n): (i64, i64, i64) = sqlx::query_as(
         "SELECT count(*) FILTER (WHERE rank = 0), count(*) FILTER (WHERE rank = 1),
                 count(*) FILTER (WHERE rank = 2)
@@ -252,7 +256,7 @@ pub async fn queue_counts(pool: &PgPool) -> Result<QueueCounts> {
                WHERE enrich_pending OR updated_at - crawled_at > interval '1 minute'
                      OR NOT enriched) q",
     )
-    .fetch_one(pool)
+    .fetch_one(db)
     .await?;
     Ok(QueueCounts {
         total: p + u + n,
@@ -281,9 +285,12 @@ pub struct Enrichment {
 }
 
 /// Stores one enrichment atomically (see the module header).
-pub async fn store(pool: &PgPool, e: &Enrichment) -> Result<UpsertReport> {
-    let mut tx = pool.begin().await?;
-    let report = upsert_bands_in(&mut tx, std::slice::from_ref(&e.fields)).await?;
+pub async fn store(
+    db: impl Acquire<'_, Database = Postgres>,
+    e: &Enrichment,
+) -> Result<UpsertReport> {
+    let mut tx = db.begin().await?;
+    let report = upsert_in(&mut tx, std::slice::from_ref(&e.fields)).await?;
     sqlx::query(
         "UPDATE bands SET band_page = $2, enriched = TRUE, crawled_at = now(), crawled_hash = $3,
                 enrich_pending = FALSE,
@@ -327,7 +334,7 @@ pub const MODIFIED_ZONE_MARGIN_HOURS: i32 = 24;
 /// it already). Seeing the same text again changes nothing, so the flag is raised once per
 /// change. A band never enriched is already queued and only gets the text. Returns the
 /// number of flags raised.
-pub async fn record_modified(pool: &PgPool, seen: &[ModifiedSeen]) -> Result<u64> {
+pub async fn record_modified(db: impl PgExecutor<'_>, seen: &[ModifiedSeen]) -> Result<u64> {
     if seen.is_empty() {
         return Ok(0);
     }
@@ -357,13 +364,13 @@ pub async fn record_modified(pool: &PgPool, seen: &[ModifiedSeen]) -> Result<u64
     .bind(&texts)
     .bind(&ats)
     .bind(MODIFIED_ZONE_MARGIN_HOURS)
-    .fetch_all(pool)
+    .fetch_all(db)
     .await?;
     Ok(raised.into_iter().filter(|r| *r).count() as u64)
 }
 
 /// Records when upstream says bands were added, where still unknown.
-pub async fn record_created(pool: &PgPool, seen: &[(i64, DateTime<Utc>)]) -> Result<()> {
+pub async fn record_created(db: impl PgExecutor<'_>, seen: &[(i64, DateTime<Utc>)]) -> Result<()> {
     if seen.is_empty() {
         return Ok(());
     }
@@ -376,7 +383,7 @@ pub async fn record_created(pool: &PgPool, seen: &[(i64, DateTime<Utc>)]) -> Res
     )
     .bind(&ids)
     .bind(&ats)
-    .execute(pool)
+    .execute(db)
     .await?;
     Ok(())
 }

@@ -8,7 +8,7 @@
 
 use crate::Result;
 use serde_json::{Map, Value};
-use sqlx::{PgConnection, PgPool};
+use sqlx::{Acquire, PgConnection, Postgres};
 use std::collections::BTreeMap;
 
 /// One band as the crawler or the import provides it. `None` = "not provided": the stored
@@ -61,17 +61,24 @@ impl UpsertReport {
     }
 }
 
-/// Upserts `bands` in one transaction (see the module header for the semantics).
-pub async fn upsert_bands(pool: &PgPool, bands: &[BandInput]) -> Result<UpsertReport> {
-    let mut tx = pool.begin().await?;
-    let report = upsert_bands_in(&mut tx, bands).await?;
+/// Upserts `bands` in one transaction (see the module header for the semantics): its own
+/// on a pool or connection, a savepoint inside a caller's transaction.
+pub async fn upsert_bands(
+    db: impl Acquire<'_, Database = Postgres>,
+    bands: &[BandInput],
+) -> Result<UpsertReport> {
+    let mut tx = db.begin().await?;
+    let report = upsert_in(&mut tx, bands).await?;
     tx.commit().await?;
     Ok(report)
 }
 
-/// Same as [`upsert_bands`] inside the caller's transaction (the enrichment stores a band
-/// page and its fields atomically).
-pub async fn upsert_bands_in(conn: &mut PgConnection, bands: &[BandInput]) -> Result<UpsertReport> {
+/// [`upsert_bands`] on a connection already inside the caller's transaction (the
+/// enrichment stores a band page and its fields atomically).
+pub(crate) async fn upsert_in(
+    conn: &mut PgConnection,
+    bands: &[BandInput],
+) -> Result<UpsertReport> {
     let inputs = coalesce(bands);
     if inputs.is_empty() {
         return Ok(UpsertReport::default());

@@ -5,7 +5,7 @@
 use crate::Result;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
-use sqlx::{PgConnection, PgPool};
+use sqlx::PgExecutor;
 
 /// Every column of a band, plus `url` (from `data`), `locked` and `has_conflict`.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -150,15 +150,15 @@ pub struct BandLlmCall {
 pub const LLM_CALLS_LIMIT: i64 = 200;
 
 /// One band, or None.
-pub async fn band_detail(conn: &mut PgConnection, ma_id: i64) -> Result<Option<BandDetail>> {
+pub async fn band_detail(db: impl PgExecutor<'_>, ma_id: i64) -> Result<Option<BandDetail>> {
     Ok(sqlx::query_as::<_, BandDetail>(SELECT_BAND)
         .bind(ma_id)
-        .fetch_optional(conn)
+        .fetch_optional(db)
         .await?)
 }
 
 /// The band's location rows, in step order.
-pub async fn locations(pool: &PgPool, ma_id: i64) -> Result<Vec<BandLocation>> {
+pub async fn locations(db: impl PgExecutor<'_>, ma_id: i64) -> Result<Vec<BandLocation>> {
     Ok(sqlx::query_as::<_, BandLocation>(
         "SELECT id, step_order, step_label, location_raw, country, geocode_status AS status,
                 provider, confidence, geocode_granularity AS granularity, lat, lon, attempts,
@@ -166,12 +166,12 @@ pub async fn locations(pool: &PgPool, ma_id: i64) -> Result<Vec<BandLocation>> {
          FROM band_locations WHERE ma_id = $1 ORDER BY step_order, id",
     )
     .bind(ma_id)
-    .fetch_all(pool)
+    .fetch_all(db)
     .await?)
 }
 
 /// The band's LLM calls, newest first (at most [`LLM_CALLS_LIMIT`]).
-pub async fn llm_calls(pool: &PgPool, ma_id: i64) -> Result<Vec<BandLlmCall>> {
+pub async fn llm_calls(db: impl PgExecutor<'_>, ma_id: i64) -> Result<Vec<BandLlmCall>> {
     Ok(sqlx::query_as::<_, BandLlmCall>(
         "SELECT id, created_at, model, extraction, prompt_tokens, completion_tokens,
                 CASE WHEN cost_usd IS NULL
@@ -183,6 +183,6 @@ pub async fn llm_calls(pool: &PgPool, ma_id: i64) -> Result<Vec<BandLlmCall>> {
     )
     .bind(ma_id)
     .bind(LLM_CALLS_LIMIT)
-    .fetch_all(pool)
+    .fetch_all(db)
     .await?)
 }

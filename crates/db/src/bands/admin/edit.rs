@@ -7,7 +7,7 @@ use super::fields::{BandField, FieldValue};
 use crate::Result;
 use crate::audit::{Entry, record};
 use serde_json::{Map, Value};
-use sqlx::{PgConnection, PgPool};
+use sqlx::{Acquire, PgConnection, Postgres};
 
 /// Who acts, for the audit row.
 #[derive(Debug, Clone)]
@@ -158,13 +158,13 @@ fn pick(row: &Value, keys: &[&str]) -> Value {
 
 /// Applies an admin edit. Returns None when the band does not exist (nothing written).
 pub async fn patch_band(
-    pool: &PgPool,
+    db: impl Acquire<'_, Database = Postgres>,
     ma_id: i64,
     edits: &[(BandField, FieldValue)],
     who: &Audit<'_>,
     code_of: CountryCodeOf,
 ) -> Result<Option<BandDetail>> {
-    let mut tx = pool.begin().await?;
+    let mut tx = db.begin().await?;
     let Some(before) = row_for_update(&mut tx, ma_id).await? else {
         return Ok(None);
     };
@@ -185,7 +185,7 @@ pub async fn patch_band(
         },
     )
     .await?;
-    let band = band_detail(&mut tx, ma_id).await?;
+    let band = band_detail(&mut *tx, ma_id).await?;
     tx.commit().await?;
     Ok(band)
 }
@@ -227,14 +227,14 @@ pub fn cast_upstream(field: BandField, v: &Value) -> std::result::Result<FieldVa
 
 /// Resolves the pending conflict on `field`, in one transaction with its audit row.
 pub async fn resolve_conflict(
-    pool: &PgPool,
+    db: impl Acquire<'_, Database = Postgres>,
     ma_id: i64,
     field: BandField,
     action: ConflictAction,
     who: &Audit<'_>,
     code_of: CountryCodeOf,
 ) -> Result<ResolveOutcome> {
-    let mut tx = pool.begin().await?;
+    let mut tx = db.begin().await?;
     let Some(before) = row_for_update(&mut tx, ma_id).await? else {
         return Ok(ResolveOutcome::NotFound);
     };
@@ -273,7 +273,7 @@ pub async fn resolve_conflict(
         },
     )
     .await?;
-    let band = band_detail(&mut tx, ma_id).await?;
+    let band = band_detail(&mut *tx, ma_id).await?;
     tx.commit().await?;
     Ok(band.map_or(ResolveOutcome::NotFound, |b| {
         ResolveOutcome::Resolved(Box::new(b))

@@ -1,13 +1,12 @@
-//! The filtered, sorted, paged band list of `GET /admin/api/bands`: answered by the
-//! in-memory search ([`super::search`]) and the page rows read by id, or, without a usable
-//! search copy, in SQL alone. In SQL the WHERE clause holds only the active filters (built with `QueryBuilder`, every value bound), because a static
+//! The filtered, sorted, paged band list of `GET /admin/api/bands`: the page rows of a
+//! selection made by the in-memory search (`bandmap_index::band_search`, which reads its
+//! rows through [`super::search`]) read by id, or, without a usable search copy, the list
+//! in SQL alone. In SQL the WHERE clause holds only the active filters (built with `QueryBuilder`, every value bound), because a static
 //! query with `$n IS NULL OR …` guards keeps the planner from using the trigram indexes.
 
-use super::search::{BandSearch, Selection};
 use crate::Result;
 use chrono::{DateTime, Utc};
-use sqlx::{PgPool, Postgres, QueryBuilder};
-use std::sync::Arc;
+use sqlx::{Acquire, PgExecutor, PgPool, Postgres, QueryBuilder};
 
 /// Columns the list can be sorted on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -246,6 +245,16 @@ pub enum PagePlan {
 pub const COLLECT_MAX_ROWS: i64 = 20_000;
 
 impl BandFilter {
+    /// The text patterns: name, location, themes, genre.
+    pub fn patterns(&self) -> [Option<&str>; 4] {
+        [
+            self.name_pattern.as_deref(),
+            self.location_pattern.as_deref(),
+            self.themes_pattern.as_deref(),
+            self.genre_pattern.as_deref(),
+        ]
+    }
+
     /// Whether any filter is active.
     fn is_filtered(&self) -> bool {
         self.name_pattern.is_some()
@@ -306,20 +315,20 @@ fn count_query_with_prefix(prefix: &str, f: &BandFilter) -> QueryBuilder<Postgre
 }
 
 /// The planner's estimate of the rows matching the filters (planning only, nothing read).
-async fn estimate(pool: &PgPool, f: &BandFilter) -> Result<i64> {
+async fn estimate(db: impl PgExecutor<'_>, f: &BandFilter) -> Result<i64> {
     let mut qb = QueryBuilder::new("EXPLAIN (FORMAT JSON) SELECT 1 FROM bands");
     push_where(&mut qb, f);
-    let plan: serde_json::Value = qb.build_query_scalar().fetch_one(pool).await?;
+    let plan: serde_json::Value = qb.build_query_scalar().fetch_one(db).await?;
     let rows = plan[0]["Plan"]["Plan Rows"].as_f64().unwrap_or(f64::MAX);
     Ok(rows.min(i64::MAX as f64) as i64)
 }
 
 /// The page plan [`list_bands_sql`] picks for `f`.
-pub async fn choose_plan(pool: &PgPool, f: &BandFilter) -> Result<PagePlan> {
+pub async fn choose_plan(db: impl PgExecutor<'_>, f: &BandFilter) -> Result<PagePlan> {
     if !f.is_filtered() {
         return Ok(PagePlan::Ordered);
     }
-    Ok(PagePlan::for_estimate(f, estimate(pool, f).await?))
+    Ok(PagePlan::for_estimate(f, estimate(db, f).await?))
 }
 
 const EXPLAIN_PREFIX: &str = "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) ";
@@ -327,19 +336,23 @@ const EXPLAIN_PREFIX: &str = "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY O
 /// `EXPLAIN (ANALYZE)` of the page query and of the count query as [`list_bands_sql`] would
 /// run them (benchmark and docs: shows which indexes the planner picks). With
 /// [`PagePlan::Collect`] the count is part of the page query and the second list is empty.
-pub async fn explain(pool: &PgPool, f: &BandFilter) -> Result<(Vec<String>, Vec<String>)> {
+pub async fn explain(
+    db: impl Acquire<'_, Database = Postgres>,
+    f: &BandFilter,
+) -> Result<(Vec<String>, Vec<String>)> {
     const PREFIX: &str = EXPLAIN_PREFIX;
-    let plan = choose_plan(pool, f).await?;
+    let mut conn = db.acquire().await?;
+    let plan = choose_plan(&mut *conn, f).await?;
     let page = page_query_with_prefix(PREFIX, f, plan)
         .build_query_scalar::<String>()
-        .fetch_all(pool)
+        .fetch_all(&mut *conn)
         .await?;
     let count = match plan {
         PagePlan::Collect => Vec::new(),
         PagePlan::Ordered => {
             count_query_with_prefix(PREFIX, f)
                 .build_query_scalar::<String>()
-                .fetch_all(pool)
+                .fetch_all(&mut *conn)
                 .await?
         }
     };
@@ -354,17 +367,18 @@ struct CollectedRow {
     total: i64,
 }
 
-async fn count(pool: &PgPool, f: &BandFilter) -> Result<i64> {
+async fn count(db: impl PgExecutor<'_>, f: &BandFilter) -> Result<i64> {
     Ok(count_query(f)
         .build_query_scalar::<i64>()
-        .fetch_one(pool)
+        .fetch_one(db)
         .await?)
 }
 
 /// One page of bands and the total matching the filters, in SQL alone (the fallback of
-/// [`list_bands`], and its reference in tests). The planner's estimate picks the plan: a
+/// `bandmap_index::band_search::list_bands`, and its reference in tests). The planner's estimate picks the plan: a
 /// selective filter collects, counts and sorts its matches in one query; a broad one (or
-/// none) walks the sort order while the count runs beside it on another connection.
+/// none) walks the sort order while the count runs beside it on another connection (hence
+/// a pool, not any executor).
 pub async fn list_bands_sql(pool: &PgPool, f: &BandFilter) -> Result<(Vec<BandListItem>, i64)> {
     if f.limit == 0 {
         return Ok((Vec::new(), count(pool, f).await?));
@@ -398,23 +412,32 @@ pub async fn list_bands_sql(pool: &PgPool, f: &BandFilter) -> Result<(Vec<BandLi
     }
 }
 
-/// One page of bands and the total matching the filters: the in-memory search gives the
-/// total and the ids of the page, PostgreSQL the rows; without a usable search copy (still
-/// loading, or a page it does not cover) the SQL list answers.
-pub async fn list_bands(
-    pool: &PgPool,
-    search: &Arc<BandSearch>,
+/// What the in-memory band search (`bandmap_index::band_search`) selected for a filter:
+/// the total and the ids of the page, which [`list_selected`] reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Selection {
+    /// Rows matching the filter.
+    pub total: i64,
+    /// Ids to fetch, in no particular order.
+    pub ids: Vec<i64>,
+    /// The page is `ids` in list order from this position on (0 when `ids` is exactly the
+    /// page), at most `limit` of them.
+    pub offset: i64,
+}
+
+/// The rows of `selection` (made by the in-memory search for `f`) and its total: the
+/// in-memory search gives the total and the ids of the page, PostgreSQL the rows.
+pub async fn list_selected(
+    db: impl PgExecutor<'_>,
+    selection: &Selection,
     f: &BandFilter,
 ) -> Result<(Vec<BandListItem>, i64)> {
-    let Some(selection) = search.select(pool, f).await? else {
-        return list_bands_sql(pool, f).await;
-    };
     if selection.ids.is_empty() {
         return Ok((Vec::new(), selection.total));
     }
-    let items = selected_page_query("", &selection, f)
+    let items = selected_page_query("", selection, f)
         .build_query_as()
-        .fetch_all(pool)
+        .fetch_all(db)
         .await?;
     Ok((items, selection.total))
 }
@@ -435,15 +458,15 @@ fn selected_page_query(
     qb
 }
 
-/// `EXPLAIN (ANALYZE)` of the page query [`list_bands`] runs for `selection`.
+/// `EXPLAIN (ANALYZE)` of the page query [`list_selected`] runs for `selection`.
 pub async fn explain_selected_page(
-    pool: &PgPool,
+    db: impl PgExecutor<'_>,
     selection: &Selection,
     f: &BandFilter,
 ) -> Result<Vec<String>> {
     Ok(selected_page_query(EXPLAIN_PREFIX, selection, f)
         .build_query_scalar()
-        .fetch_all(pool)
+        .fetch_all(db)
         .await?)
 }
 

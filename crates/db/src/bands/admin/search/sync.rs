@@ -8,11 +8,11 @@
 //! migration 018) or left a tombstone. A transaction still in flight at the refresh is
 //! in the new `xip` and is read once it commits.
 
-use super::matcher::LoweredPatterns;
+use super::LoweredPatterns;
 use super::row::{COLUMNS, SearchRow, rank_columns};
 use crate::Result;
-use sqlx::PgPool;
 use sqlx::types::Json;
+use sqlx::{Acquire, PgExecutor, Postgres};
 
 /// The snapshot a copy is current to.
 #[derive(Debug, Clone, Default, PartialEq, Eq, sqlx::FromRow)]
@@ -30,8 +30,10 @@ const SNAPSHOT_SQL: &str = "SELECT pg_snapshot_xmax(pg_current_snapshot())::text
 pub const TOMBSTONE_DAYS: i32 = 1;
 
 /// Every band with its ranks, and the snapshot they were read at.
-pub async fn load_all(pool: &PgPool) -> Result<(Vec<SearchRow>, Watermark)> {
-    let mut tx = pool.begin().await?;
+pub async fn load_all(
+    db: impl Acquire<'_, Database = Postgres>,
+) -> Result<(Vec<SearchRow>, Watermark)> {
+    let mut tx = db.begin().await?;
     sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
         .execute(&mut *tx)
         .await?;
@@ -46,12 +48,12 @@ pub async fn load_all(pool: &PgPool) -> Result<(Vec<SearchRow>, Watermark)> {
 }
 
 /// Deletes tombstones no copy can still need.
-pub async fn prune_tombstones(pool: &PgPool) -> Result<u64> {
+pub async fn prune_tombstones(db: impl PgExecutor<'_>) -> Result<u64> {
     let done = sqlx::query(
         "DELETE FROM band_search_deletes WHERE deleted_at < now() - make_interval(days => $1)",
     )
     .bind(TOMBSTONE_DAYS)
-    .execute(pool)
+    .execute(db)
     .await?;
     Ok(done.rows_affected())
 }
@@ -102,7 +104,7 @@ fn changes_sql(prefix: &str) -> String {
 
 /// The changes since `since`, in one statement (one snapshot, one round trip).
 pub async fn changes_since(
-    pool: &PgPool,
+    db: impl PgExecutor<'_>,
     since: &Watermark,
     patterns: [Option<&str>; 4],
 ) -> Result<Changes> {
@@ -115,13 +117,13 @@ pub async fn changes_since(
         .bind(p1)
         .bind(p2)
         .bind(p3)
-        .fetch_one(pool)
+        .fetch_one(db)
         .await?;
     Ok(changes)
 }
 
 /// `EXPLAIN (ANALYZE)` of the changes read since `since` (benchmark and docs).
-pub async fn explain_changes(pool: &PgPool, since: &Watermark) -> Result<Vec<String>> {
+pub async fn explain_changes(db: impl PgExecutor<'_>, since: &Watermark) -> Result<Vec<String>> {
     let sql = changes_sql("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY ON) ");
     let plan = sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
         .bind(since.xmax.to_string())
@@ -130,7 +132,7 @@ pub async fn explain_changes(pool: &PgPool, since: &Watermark) -> Result<Vec<Str
         .bind(None::<String>)
         .bind(None::<String>)
         .bind(None::<String>)
-        .fetch_all(pool)
+        .fetch_all(db)
         .await?;
     Ok(plan)
 }

@@ -1,0 +1,193 @@
+//! Parsing an import body: NDJSON (one band object per line, blank lines ignored) or one
+//! JSON array of band objects. Keys are the column names (CONTRACT §11); an unknown key, a
+//! wrong type or an invalid value rejects the whole input, naming the line or element.
+//! Text is cleaned of control characters and bounded.
+
+use crate::text::clean_text;
+use bandmap_db::bands::upsert::BandInput;
+
+/// Earliest accepted `formed_year`.
+pub const YEAR_MIN: i32 = 1900;
+
+/// Why an input was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{place}: {message}")]
+pub struct InvalidInput {
+    /// `line N` (NDJSON) or `element N` (array), 1-based.
+    pub place: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Parses and validates a whole body; `max_year` bounds `formed_year` (next year).
+pub fn parse_bands(body: &[u8], max_year: i32) -> Result<Vec<BandInput>, InvalidInput> {
+    let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
+    let first = body.iter().find(|b| !b.is_ascii_whitespace());
+    if first == Some(&b'[') {
+        parse_array(body, max_year)
+    } else {
+        parse_ndjson(body, max_year)
+    }
+}
+
+fn parse_array(body: &[u8], max_year: i32) -> Result<Vec<BandInput>, InvalidInput> {
+    let items: Vec<serde_json::Value> = serde_json::from_slice(body).map_err(|e| InvalidInput {
+        place: "body".into(),
+        message: format!("not a JSON array: {e}"),
+    })?;
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let place = || format!("element {}", i + 1);
+            let band: BandInput = serde_json::from_value(v).map_err(|e| InvalidInput {
+                place: place(),
+                message: e.to_string(),
+            })?;
+            validate(band, max_year).map_err(|message| InvalidInput {
+                place: place(),
+                message,
+            })
+        })
+        .collect()
+}
+
+fn parse_ndjson(body: &[u8], max_year: i32) -> Result<Vec<BandInput>, InvalidInput> {
+    let mut out = Vec::new();
+    for (i, line) in body.split(|b| *b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let place = || format!("line {}", i + 1);
+        let band: BandInput = serde_json::from_slice(line).map_err(|e| InvalidInput {
+            place: place(),
+            message: e.to_string(),
+        })?;
+        out.push(validate(band, max_year).map_err(|message| InvalidInput {
+            place: place(),
+            message,
+        })?);
+    }
+    Ok(out)
+}
+
+/// Cleans a text value: control characters removed, trimmed, blank → None, bounded.
+fn text(
+    name: &str,
+    v: Option<String>,
+    max: usize,
+    keep_newlines: bool,
+) -> Result<Option<String>, String> {
+    let Some(v) = v else {
+        return Ok(None);
+    };
+    let cleaned = clean_text(&v, keep_newlines).trim().to_string();
+    if cleaned.chars().count() > max {
+        return Err(format!("{name} must be at most {max} characters"));
+    }
+    Ok(Some(cleaned).filter(|s| !s.is_empty()))
+}
+
+fn validate(b: BandInput, max_year: i32) -> Result<BandInput, String> {
+    if b.ma_id <= 0 {
+        return Err("ma_id must be a positive integer".into());
+    }
+    let name = text("name", Some(b.name), 300, false)?.ok_or("name cannot be empty")?;
+    let country_code = match text("country_code", b.country_code, 2, false)? {
+        Some(c) if c.len() == 2 && c.bytes().all(|b| b.is_ascii_alphabetic()) => {
+            Some(c.to_ascii_uppercase())
+        }
+        Some(_) => return Err("country_code must be two letters (ISO 3166-1 alpha-2)".into()),
+        None => None,
+    };
+    if let Some(y) = b.formed_year
+        && !(YEAR_MIN..=max_year).contains(&y)
+    {
+        return Err(format!(
+            "formed_year must be between {YEAR_MIN} and {max_year}"
+        ));
+    }
+    let url = text("url", b.url, 2000, false)?;
+    if let Some(u) = &url
+        && !(u.starts_with("https://") || u.starts_with("http://"))
+    {
+        return Err("url must start with http:// or https://".into());
+    }
+    Ok(BandInput {
+        ma_id: b.ma_id,
+        name,
+        country: text("country", b.country, 100, false)?,
+        country_code,
+        location_text: text("location_text", b.location_text, 1000, false)?,
+        genre: text("genre", b.genre, 300, false)?,
+        themes: text("themes", b.themes, 1000, true)?,
+        status: text("status", b.status, 100, false)?,
+        formed_year: b.formed_year,
+        label: text("label", b.label, 300, false)?,
+        url,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ndjson_and_array_give_the_same_bands() {
+        let nd = b"{\"ma_id\": 1, \"name\": \"A\"}\n\n  \r\n{\"ma_id\": 2, \"name\": \"B\", \"country_code\": \"no\"}\r\n";
+        let arr =
+            br#" [{"ma_id": 1, "name": "A"}, {"ma_id": 2, "name": "B", "country_code": "no"}]"#;
+        let a = parse_bands(nd, 2027).unwrap();
+        let b = parse_bands(arr, 2027).unwrap();
+        assert_eq!(a.len(), 2);
+        assert_eq!(b.len(), 2);
+        assert_eq!(a[1].country_code.as_deref(), Some("NO"));
+        assert_eq!(b[1].name, "B");
+        assert!(parse_bands(b"", 2027).unwrap().is_empty());
+    }
+
+    #[test]
+    fn errors_name_their_line() {
+        let e = parse_bands(
+            b"{\"ma_id\": 1, \"name\": \"A\"}\n{\"ma_id\": 2, \"name\": \"B\", \"bogus\": 1}",
+            2027,
+        )
+        .unwrap_err();
+        assert_eq!(e.place, "line 2");
+        assert!(e.message.contains("bogus"), "{}", e.message);
+        let e = parse_bands(br#"[{"ma_id": 1}]"#, 2027).unwrap_err();
+        assert_eq!(e.place, "element 1");
+        for bad in [
+            &br#"{"ma_id": 0, "name": "A"}"#[..],
+            br#"{"ma_id": -4, "name": "A"}"#,
+            br#"{"ma_id": "7", "name": "A"}"#,
+            br#"{"ma_id": 7, "name": "  "}"#,
+            br#"{"ma_id": 7, "name": "A", "formed_year": 1492}"#,
+            br#"{"ma_id": 7, "name": "A", "formed_year": 3000}"#,
+            br#"{"ma_id": 7, "name": "A", "country_code": "NOR"}"#,
+            br#"{"ma_id": 7, "name": "A", "url": "javascript:alert(1)"}"#,
+            b"{\"ma_id\": 7, \"name\": \"A\"",
+            b"[1, 2]",
+        ] {
+            assert!(
+                parse_bands(bad, 2027).is_err(),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+        let long = format!(r#"{{"ma_id": 7, "name": "{}"}}"#, "x".repeat(301));
+        assert!(parse_bands(long.as_bytes(), 2027).is_err());
+    }
+
+    #[test]
+    fn control_characters_are_removed() {
+        let b = parse_bands(
+            br#"{"ma_id": 7, "name": "Ma\u0000yhem\u001b", "themes": "War\nDeath\u0007", "genre": ""}"#,
+            2027,
+        )
+        .unwrap();
+        assert_eq!(b[0].name, "Mayhem");
+        assert_eq!(b[0].themes.as_deref(), Some("War\nDeath"));
+        assert_eq!(b[0].genre, None);
+    }
+}

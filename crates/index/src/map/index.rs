@@ -1,0 +1,171 @@
+//! The shared handle on the current snapshot: readers clone an `Arc` under a read lock held
+//! for nanoseconds; a refresh builds the next snapshot off the request path and swaps it.
+//! The background task listens for `bandmap_map_changed` and also polls the version counter.
+
+use crate::map::load::{self, LoadError};
+use crate::map::snapshot::Snapshot;
+use bandmap_db::PgPool;
+use bandmap_db::map_points::{self, PgListener};
+use bandmap_health::Shutdown;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+/// Channel notified by the triggers of migrations 010 and 014.
+pub use bandmap_db::map_points::CHANNEL;
+/// Version poll interval (covers a lost LISTEN connection).
+pub const POLL_INTERVAL: Duration = Duration::from_secs(5);
+/// Pause after a failed refresh.
+pub const RETRY_DELAY: Duration = Duration::from_secs(2);
+/// Notifications arriving within this window are folded into one rebuild.
+pub const DEBOUNCE: Duration = Duration::from_millis(250);
+
+/// The map index of one API process.
+#[derive(Debug)]
+pub struct MapIndex {
+    current: RwLock<Arc<Snapshot>>,
+    loaded: AtomicBool,
+    /// A load failed since the current snapshot was installed: the next refresh rebuilds
+    /// even if the counter did not move.
+    failed: AtomicBool,
+    loading: tokio::sync::Mutex<()>,
+}
+
+impl Default for MapIndex {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl MapIndex {
+    /// An index holding an empty snapshot, loaded on first use.
+    pub fn new() -> MapIndex {
+        MapIndex {
+            current: RwLock::new(Arc::new(Snapshot::empty())),
+            loaded: AtomicBool::new(false),
+            failed: AtomicBool::new(false),
+            loading: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    /// The snapshot in use now (possibly the empty one before the first load).
+    pub fn current(&self) -> Arc<Snapshot> {
+        self.current
+            .read()
+            .map(|g| g.clone())
+            .unwrap_or_else(|p| p.into_inner().clone())
+    }
+
+    /// The current snapshot, loading it first if it never was.
+    pub async fn get(&self, pool: &PgPool) -> Result<Arc<Snapshot>, LoadError> {
+        if !self.loaded.load(Ordering::Acquire) {
+            let _guard = self.loading.lock().await;
+            if !self.loaded.load(Ordering::Acquire) {
+                self.load_and_install(pool, Snapshot::build).await?;
+            }
+        }
+        Ok(self.current())
+    }
+
+    /// Rebuilds when the committed data moved since the snapshot (or nothing was loaded
+    /// yet). Returns whether a new snapshot was installed.
+    pub async fn refresh(&self, pool: &PgPool) -> Result<bool, LoadError> {
+        let _guard = self.loading.lock().await;
+        if self.loaded.load(Ordering::Acquire)
+            && !self.failed.load(Ordering::Acquire)
+            && !load::is_stale(pool, &self.current()).await?
+        {
+            return Ok(false);
+        }
+        self.load_and_install(pool, Snapshot::build).await?;
+        Ok(true)
+    }
+
+    /// Rebuilds unconditionally.
+    pub async fn reload(&self, pool: &PgPool) -> Result<(), LoadError> {
+        self.reload_with(pool, Snapshot::build).await
+    }
+
+    /// [`MapIndex::reload`] with another snapshot builder (tests inject a failing one). On
+    /// failure the previous snapshot stays in use and the next refresh retries.
+    pub async fn reload_with<F>(&self, pool: &PgPool, build: F) -> Result<(), LoadError>
+    where
+        F: FnOnce(i64, Vec<crate::map::PointRow>) -> Snapshot + Send + 'static,
+    {
+        let _guard = self.loading.lock().await;
+        self.load_and_install(pool, build).await
+    }
+
+    async fn load_and_install<F>(&self, pool: &PgPool, build: F) -> Result<(), LoadError>
+    where
+        F: FnOnce(i64, Vec<crate::map::PointRow>) -> Snapshot + Send + 'static,
+    {
+        match load::load_with(pool, build).await {
+            Ok(snap) => {
+                self.install(snap);
+                Ok(())
+            }
+            Err(e) => {
+                self.failed.store(true, Ordering::Release);
+                Err(e)
+            }
+        }
+    }
+
+    fn install(&self, snap: Snapshot) {
+        let snap = Arc::new(snap);
+        match self.current.write() {
+            Ok(mut g) => *g = snap,
+            Err(p) => *p.into_inner() = snap,
+        }
+        self.failed.store(false, Ordering::Release);
+        self.loaded.store(true, Ordering::Release);
+    }
+
+    /// Keeps the snapshot fresh until `shutdown`: loads at once, rebuilds after each
+    /// notification (debounced) and whenever the polled version moved.
+    pub async fn run(self: Arc<Self>, pool: PgPool, mut shutdown: Shutdown) {
+        let mut listener: Option<PgListener> = None;
+        loop {
+            if listener.is_none() {
+                listener = map_points::listen(&pool).await;
+            }
+            let notified = {
+                let wait = async {
+                    match listener.as_mut() {
+                        Some(l) => l.recv().await.is_ok(),
+                        None => std::future::pending().await,
+                    }
+                };
+                tokio::select! {
+                    _ = shutdown.cancelled() => return,
+                    ok = wait => Some(ok),
+                    _ = tokio::time::sleep(POLL_INTERVAL) => None,
+                    _ = std::future::ready(()), if !self.loaded.load(Ordering::Acquire) => None,
+                }
+            };
+            let outcome = match notified {
+                Some(true) => {
+                    tokio::time::sleep(DEBOUNCE).await;
+                    if let Some(l) = listener.as_mut() {
+                        while l.next_buffered().is_some() {}
+                    }
+                    self.reload(&pool).await.map(|()| true)
+                }
+                Some(false) => {
+                    listener = None;
+                    self.refresh(&pool).await
+                }
+                None => self.refresh(&pool).await,
+            };
+            if let Err(e) = outcome {
+                tracing::warn!(error = %e, "map refresh failed; keeping the previous snapshot");
+                // Without a first snapshot the loop would retry at once: back off.
+                tokio::select! {
+                    _ = shutdown.cancelled() => return,
+                    _ = tokio::time::sleep(RETRY_DELAY) => {}
+                }
+            }
+        }
+    }
+}
