@@ -11,20 +11,22 @@ use sqlx::PgPool;
 /// transaction. A manual override (`step_order = -1`) is never overwritten, and a row that
 /// no longer exists (its band's location changed, rule 20) is skipped silently.
 pub async fn mark_done(pool: &PgPool, row_id: i64, r: &Resolved) -> Result<(), GeocodeError> {
-    write_done(pool, DoneBy::Unclaimed(row_id), &done_fields(r.clone()))
+    write_done(pool, DoneBy::Unclaimed(row_id), &r.clone().into())
         .await
         .map(|_| ())
 }
 
 /// The columns a `done` row stores for an accepted result.
-pub(crate) fn done_fields(r: Resolved) -> DoneFields {
-    DoneFields {
-        lat: r.lat,
-        lon: r.lon,
-        provider: r.provider,
-        confidence: Some(r.confidence),
-        granularity: Some(r.granularity),
-        query: Some(r.query),
+impl From<Resolved> for DoneFields {
+    fn from(r: Resolved) -> Self {
+        DoneFields {
+            lat: r.lat,
+            lon: r.lon,
+            provider: r.provider,
+            confidence: Some(r.confidence),
+            granularity: Some(r.granularity),
+            query: Some(r.query),
+        }
     }
 }
 

@@ -11,7 +11,7 @@ mod run;
 pub use batch::run_batch;
 pub use run::{run, run_with_geocoder};
 
-use crate::done::{done_fields, finish_fields, finish_many};
+use crate::done::{finish_fields, finish_many};
 use crate::place::{CENTROID_CONFIDENCE, CENTROID_PROVIDER};
 use crate::{GeocodeError, Geocoder, PlaceQuery, Resolution};
 use bandmap_config::GeocoderConfig;
@@ -243,7 +243,7 @@ fn plan(ctx: &Worker, row: &Claimed) -> Plan {
         Ok(r) => {
             let provider = r.provider.clone();
             Plan::Finish(
-                finished(Finish::Done, done_fields(r)),
+                finished(Finish::Done, r.into()),
                 Outcome::Done {
                     id,
                     provider,
@@ -266,7 +266,7 @@ async fn exit(
     Ok(match resolution {
         Resolution::Accepted(r) => {
             let provider = r.provider.clone();
-            if finish_fields(pool, &claim, &done_fields(r)).await? {
+            if finish_fields(pool, &claim, &r.into()).await? {
                 Outcome::Done {
                     id,
                     provider,
