@@ -31,7 +31,7 @@ pub struct UnqueuedBand {
 /// Up to `limit` bands with `ma_id > after` and no `band_locations` row, by `ma_id`.
 /// Pass the last `ma_id` of a page as `after` to read the next one.
 pub async fn bands_without_rows(
-    pool: &PgPool,
+    conn: impl sqlx::PgExecutor<'_>,
     after: i64,
     limit: i64,
 ) -> Result<Vec<UnqueuedBand>> {
@@ -45,7 +45,7 @@ pub async fn bands_without_rows(
     )
     .bind(after)
     .bind(limit)
-    .fetch_all(pool)
+    .fetch_all(conn)
     .await?)
 }
 

@@ -173,3 +173,13 @@ pub async fn postpone(
     .await?;
     Ok(done.rows_affected() == 1)
 }
+
+/// Rows waiting for the LLM worker now (`llm_needed`, due), for its heartbeat.
+pub async fn due_count(conn: impl sqlx::PgExecutor<'_>) -> Result<i64> {
+    Ok(sqlx::query_scalar(
+        "SELECT count(*) FROM band_locations
+         WHERE geocode_status = 'llm_needed' AND next_attempt_at <= now()",
+    )
+    .fetch_one(conn)
+    .await?)
+}
