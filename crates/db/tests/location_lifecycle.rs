@@ -44,10 +44,10 @@ enum Op {
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        3 => Just(Op::Claim),
+        5 => Just(Op::Claim),
         2 => any::<bool>().prop_map(|stale| Op::GeoDone { stale }),
         1 => any::<bool>().prop_map(|stale| Op::GeoCountryOnly { stale }),
-        3 => any::<bool>().prop_map(|to_llm| Op::GeoFail { to_llm }),
+        5 => prop::bool::weighted(0.2).prop_map(|to_llm| Op::GeoFail { to_llm }),
         1 => Just(Op::GeoError),
         1 => Just(Op::GeoWait),
         1 => Just(Op::GeoRelease),
@@ -120,10 +120,12 @@ async fn fresh_row(pool: &PgPool, country_only: bool) -> i64 {
         .execute(pool)
         .await
         .unwrap();
-    sqlx::query("INSERT INTO bands (ma_id, name, country, country_code) VALUES (1, 'B', 'Norway', 'NO')")
-        .execute(pool)
-        .await
-        .unwrap();
+    sqlx::query(
+        "INSERT INTO bands (ma_id, name, country, country_code) VALUES (1, 'B', 'Norway', 'NO')",
+    )
+    .execute(pool)
+    .await
+    .unwrap();
     let (raw, city) = if country_only {
         ("Norway", None)
     } else {
@@ -143,11 +145,13 @@ async fn fresh_row(pool: &PgPool, country_only: bool) -> i64 {
 
 /// Time passes: the row is due (backoffs and leases are not what this test is about).
 async fn make_due(pool: &PgPool, id: i64) {
-    sqlx::query("UPDATE band_locations SET next_attempt_at = now() - interval '1 second' WHERE id = $1")
-        .bind(id)
-        .execute(pool)
-        .await
-        .unwrap();
+    sqlx::query(
+        "UPDATE band_locations SET next_attempt_at = now() - interval '1 second' WHERE id = $1",
+    )
+    .bind(id)
+    .execute(pool)
+    .await
+    .unwrap();
 }
 
 fn fields() -> DoneFields {
@@ -181,9 +185,9 @@ enum Expect {
 fn expect(op: Op, before: &Snapshot, w: &Walk) -> Expect {
     use GeocodeStatus as S;
     let s = before.geocode_status;
-    let claim_live = w.claim.is_some_and(|c| {
-        s == S::Processing && before.claimed_at == Some(c.claimed_at())
-    });
+    let claim_live = w
+        .claim
+        .is_some_and(|c| s == S::Processing && before.claimed_at == Some(c.claimed_at()));
     let geo = |to: S| match w.claim {
         None => Expect::Skip,
         Some(_) if claim_live => Expect::Applied(to),
@@ -249,23 +253,42 @@ async fn apply(pool: &PgPool, op: Op, w: &mut Walk) -> bool {
         Op::GeoDone { stale } | Op::GeoCountryOnly { stale } => {
             let c = if stale { w.stale_claim } else { w.claim }.expect("expect() skips");
             if matches!(op, Op::GeoDone { .. }) {
-                done::mark_done(pool, DoneBy::Geocoder(&c), &f).await.unwrap().is_some()
+                done::mark_done(pool, DoneBy::Geocoder(&c), &f)
+                    .await
+                    .unwrap()
+                    .is_some()
             } else {
-                let row = Finished { claim: c, status: Finish::CountryOnly, fields: f };
+                let row = Finished {
+                    claim: c,
+                    status: Finish::CountryOnly,
+                    fields: f,
+                };
                 !done::finish_batch(pool, &[row]).await.unwrap().is_empty()
             }
         }
         Op::GeoFail { to_llm } => {
             let c = w.claim.expect("expect() skips");
-            exits::record_failure(pool, &c, "boom", to_llm).await.unwrap().is_some()
+            exits::record_failure(pool, &c, "boom", to_llm)
+                .await
+                .unwrap()
+                .is_some()
         }
-        Op::GeoError => exits::mark_error(pool, &w.claim.expect("skip"), "fatal").await.unwrap(),
+        Op::GeoError => exits::mark_error(pool, &w.claim.expect("skip"), "fatal")
+            .await
+            .unwrap(),
         Op::GeoWait => {
             let (first, max) = (Duration::from_secs(1), Duration::from_secs(2));
             let c = w.claim.expect("skip");
-            exits::wait(pool, &c, "waiting: x", first, max).await.unwrap()
+            exits::wait(pool, &c, "waiting: x", first, max)
+                .await
+                .unwrap()
         }
-        Op::GeoRelease => exits::release(pool, &[w.claim.expect("skip")]).await.unwrap() == 1,
+        Op::GeoRelease => {
+            exits::release(pool, &[w.claim.expect("skip")])
+                .await
+                .unwrap()
+                == 1
+        }
         Op::RepairStuck => upkeep::repair_stuck(pool, Duration::ZERO).await.unwrap() == 1,
         Op::LlmClaim => {
             let got = llm::claim(pool).await.unwrap();
@@ -276,14 +299,25 @@ async fn apply(pool: &PgPool, op: Op, w: &mut Walk) -> bool {
         }
         Op::LlmDone => {
             let l = w.lease.expect("skip");
-            done::mark_done(pool, DoneBy::Llm(&l), &f).await.unwrap().is_some()
+            done::mark_done(pool, DoneBy::Llm(&l), &f)
+                .await
+                .unwrap()
+                .is_some()
         }
-        Op::LlmManual => llm::mark_manual(pool, &w.lease.expect("skip"), "why", None).await.unwrap(),
-        Op::LlmError => llm::mark_error(pool, &w.lease.expect("skip"), "fatal").await.unwrap(),
-        Op::LlmRetry => llm::mark_retry(pool, &w.lease.expect("skip"), "again").await.unwrap(),
+        Op::LlmManual => llm::mark_manual(pool, &w.lease.expect("skip"), "why", None)
+            .await
+            .unwrap(),
+        Op::LlmError => llm::mark_error(pool, &w.lease.expect("skip"), "fatal")
+            .await
+            .unwrap(),
+        Op::LlmRetry => llm::mark_retry(pool, &w.lease.expect("skip"), "again")
+            .await
+            .unwrap(),
         Op::LlmPostpone => {
             let l = w.lease.expect("skip");
-            llm::postpone(pool, &l, Duration::from_secs(60), "quota").await.unwrap()
+            llm::postpone(pool, &l, Duration::from_secs(60), "quota")
+                .await
+                .unwrap()
         }
         Op::DoneUnclaimed => done::mark_done(pool, DoneBy::Unclaimed(w.id), &f)
             .await
@@ -291,7 +325,9 @@ async fn apply(pool: &PgPool, op: Op, w: &mut Walk) -> bool {
             .is_some(),
         Op::ManualPoint => {
             let mut tx = pool.begin().await.unwrap();
-            let hit = manual_point::set_manual_point(&mut tx, w.id, 59.9, 10.7).await.unwrap();
+            let hit = manual_point::set_manual_point(&mut tx, w.id, 59.9, 10.7)
+                .await
+                .unwrap();
             tx.commit().await.unwrap();
             hit.is_some()
         }
@@ -325,20 +361,96 @@ async fn check_row(pool: &PgPool, id: i64, s: &Snapshot) -> Result<(), TestCaseE
     .unwrap();
     prop_assert!(checks_hold, "CHECK constraints: {s:?}");
     let processing = s.geocode_status == GeocodeStatus::Processing;
-    prop_assert_eq!(processing, s.claimed_at.is_some(), "claim token iff processing");
+    prop_assert_eq!(
+        processing,
+        s.claimed_at.is_some(),
+        "claim token iff processing"
+    );
     if s.geocode_status.is_located() {
-        prop_assert!(s.lat.is_some() && s.lon.is_some(), "located rows have a point");
+        prop_assert!(
+            s.lat.is_some() && s.lon.is_some(),
+            "located rows have a point"
+        );
     }
     if s.step_order == MANUAL_STEP {
-        prop_assert_eq!(s.geocode_status, GeocodeStatus::Done, "an override stays done");
-        prop_assert_eq!(s.provider.as_deref(), Some("manual"), "no worker wrote over it");
+        prop_assert_eq!(
+            s.geocode_status,
+            GeocodeStatus::Done,
+            "an override stays done"
+        );
+        prop_assert_eq!(
+            s.provider.as_deref(),
+            Some("manual"),
+            "no worker wrote over it"
+        );
     } else {
         prop_assert_eq!(s.step_order, s.parsed_step);
     }
     Ok(())
 }
 
-async fn walk(pool: &PgPool, country_only: bool, ops: &[Op]) -> Result<(), TestCaseError> {
+/// The workers' ops (both flavours of the flagged ones; a plain failure three times, so
+/// walks reach the LLM's queue), to choose a legal step from. The admin's ops are always
+/// legal: the random steps take them.
+fn worker_ops() -> Vec<Op> {
+    vec![
+        Op::Claim,
+        Op::GeoDone { stale: false },
+        Op::GeoDone { stale: true },
+        Op::GeoCountryOnly { stale: false },
+        Op::GeoCountryOnly { stale: true },
+        Op::GeoFail { to_llm: false },
+        Op::GeoFail { to_llm: false },
+        Op::GeoFail { to_llm: false },
+        Op::GeoFail { to_llm: true },
+        Op::GeoError,
+        Op::GeoWait,
+        Op::GeoRelease,
+        Op::RepairStuck,
+        Op::LlmClaim,
+        Op::LlmDone,
+        Op::LlmManual,
+        Op::LlmError,
+        Op::LlmRetry,
+        Op::LlmPostpone,
+    ]
+}
+
+/// One step of a walk: the random op, or (`legal`) one the row's state allows, chosen by
+/// `pick` — so walks also reach the deep states (the LLM's queue) and not only refusals.
+#[derive(Debug, Clone)]
+struct Step {
+    legal: bool,
+    pick: prop::sample::Index,
+    op: Op,
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    (
+        prop::bool::weighted(0.7),
+        any::<prop::sample::Index>(),
+        op(),
+    )
+        .prop_map(|(legal, pick, op)| Step { legal, pick, op })
+}
+
+/// The op a step takes from `before`.
+fn choose(st: &Step, before: &Snapshot, w: &Walk) -> Op {
+    if !st.legal {
+        return st.op;
+    }
+    let legal: Vec<Op> = worker_ops()
+        .into_iter()
+        .filter(|&o| matches!(expect(o, before, w), Expect::Applied(_)))
+        .collect();
+    if legal.is_empty() {
+        st.op
+    } else {
+        *st.pick.get(&legal)
+    }
+}
+
+async fn walk(pool: &PgPool, country_only: bool, steps: &[Step]) -> Result<(), TestCaseError> {
     let id = fresh_row(pool, country_only).await;
     let mut w = Walk {
         id,
@@ -347,11 +459,11 @@ async fn walk(pool: &PgPool, country_only: bool, ops: &[Op]) -> Result<(), TestC
         lease: None,
     };
     let kind = snapshot(pool, id).await.kind();
-    for &op in ops {
-        if matches!(op, Op::Claim | Op::LlmClaim) {
-            make_due(pool, id).await;
-        }
+    for st in steps {
+        // Time passes: backoffs and leases are over (they are not what this test is about).
+        make_due(pool, id).await;
         let before = snapshot(pool, id).await;
+        let op = choose(st, &before, &w);
         let expected = expect(op, &before, &w);
         if matches!(expected, Expect::Skip) {
             continue;
@@ -382,13 +494,13 @@ fn random_transition_sequences_keep_the_row_valid_and_refuse_illegal_steps() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let db = rt.block_on(TestDb::new());
     let mut runner = TestRunner::new(Config {
-        cases: 48,
+        cases: 64,
         failure_persistence: None,
         ..Config::default()
     });
-    let strategy = (any::<bool>(), proptest::collection::vec(op(), 1..24));
-    let result = runner.run(&strategy, |(country_only, ops)| {
-        rt.block_on(walk(&db.pool, country_only, &ops))
+    let strategy = (any::<bool>(), proptest::collection::vec(step(), 1..32));
+    let result = runner.run(&strategy, |(country_only, steps)| {
+        rt.block_on(walk(&db.pool, country_only, &steps))
     });
     if let Err(e) = result {
         panic!("{e}");

@@ -236,9 +236,7 @@ async fn batch_baseline(pool: &PgPool) -> f64 {
         let pool = pool.clone();
         set.spawn(async move {
             loop {
-                let rows = claim::claim_batch(&pool, BATCH_SIZE as i64)
-                    .await
-                    .unwrap();
+                let rows = claim::claim_batch(&pool, BATCH_SIZE as i64).await.unwrap();
                 if rows.is_empty() {
                     break;
                 }

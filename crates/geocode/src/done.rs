@@ -40,7 +40,11 @@ pub(crate) async fn finish_fields(
     write_done(pool, DoneBy::Geocoder(claim), fields).await
 }
 
-async fn write_done(pool: &PgPool, by: DoneBy<'_>, fields: &DoneFields) -> Result<bool, GeocodeError> {
+async fn write_done(
+    pool: &PgPool,
+    by: DoneBy<'_>,
+    fields: &DoneFields,
+) -> Result<bool, GeocodeError> {
     let written = done::mark_done(pool, by, fields).await?.is_some();
     if !written {
         tracing::info!(?by, "row not marked done: gone, overridden or re-claimed");

@@ -143,10 +143,7 @@ async fn a_batch_never_overwrites_a_row_reclaimed_by_someone_else() {
     ids.sort_unstable();
     assert_eq!(ids, [a, b, c]);
     assert!(
-        claim::claim_batch(&db.pool, 10)
-            .await
-            .unwrap()
-            .is_empty(),
+        claim::claim_batch(&db.pool, 10).await.unwrap().is_empty(),
         "claimed rows are not claimed twice"
     );
     // Row b was repaired and re-claimed by another worker: a new claim token.

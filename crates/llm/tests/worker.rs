@@ -487,11 +487,17 @@ async fn claims_skip_leased_and_undue_rows() {
     .execute(&db.pool)
     .await
     .unwrap();
-    let first = bandmap_db::band_locations::llm::claim(&db.pool).await.unwrap().unwrap();
+    let first = bandmap_db::band_locations::llm::claim(&db.pool)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(first.id, a);
     assert_eq!(first.band_name, "A");
     assert!(
-        bandmap_db::band_locations::llm::claim(&db.pool).await.unwrap().is_none(),
+        bandmap_db::band_locations::llm::claim(&db.pool)
+            .await
+            .unwrap()
+            .is_none(),
         "leased and undue rows are not claimed"
     );
 }
@@ -500,7 +506,10 @@ async fn claims_skip_leased_and_undue_rows() {
 async fn admin_change_during_the_call_is_not_overwritten() {
     let db = TestDb::new().await;
     let id = llm_row(&db.pool, 1, "A", "Alpha").await;
-    let claimed = bandmap_db::band_locations::llm::claim(&db.pool).await.unwrap().unwrap();
+    let claimed = bandmap_db::band_locations::llm::claim(&db.pool)
+        .await
+        .unwrap()
+        .unwrap();
     sqlx::query("UPDATE band_locations SET geocode_status = 'pending' WHERE id = $1")
         .bind(id)
         .execute(&db.pool)

@@ -5,9 +5,9 @@ use crate::error::{ApiError, ErrorBody};
 use crate::extract::Path;
 use crate::state::AppState;
 use axum::extract::State;
-use bandmap_db::band_locations::GeocodeStatus;
 use axum::http::HeaderMap;
 use axum::response::Response;
+use bandmap_db::band_locations::GeocodeStatus;
 use serde::Serialize;
 use utoipa::ToSchema;
 

@@ -90,11 +90,17 @@ mod tests {
 
     #[test]
     fn kinds() {
-        assert_eq!(LocationKind::of(cols(0, "Bergen", Some("NO"))), LocationKind::Place);
+        assert_eq!(
+            LocationKind::of(cols(0, "Bergen", Some("NO"))),
+            LocationKind::Place
+        );
         assert!(matches!(
             LocationKind::of(cols(0, "Norway", Some("NO"))),
             LocationKind::CountryOnly(c) if c.code == "NO"
         ));
-        assert_eq!(LocationKind::of(cols(-1, "Norway", Some("NO"))), LocationKind::Manual);
+        assert_eq!(
+            LocationKind::of(cols(-1, "Norway", Some("NO"))),
+            LocationKind::Manual
+        );
     }
 }

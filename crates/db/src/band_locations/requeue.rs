@@ -76,10 +76,7 @@ impl Bulk {
 /// from each status (the audit's "before"). The primary points of the bands whose rows
 /// left `done`/`country_only` are re-synchronised set-wise
 /// ([`super::primary::sync_primary_points`]).
-pub async fn bulk_requeue(
-    conn: &mut PgConnection,
-    action: Bulk,
-) -> Result<BTreeMap<String, u64>> {
+pub async fn bulk_requeue(conn: &mut PgConnection, action: Bulk) -> Result<BTreeMap<String, u64>> {
     let moved: Vec<(i64, GeocodeStatus)> = sqlx::query_as(
         "WITH target AS (
              SELECT id, geocode_status AS was

@@ -315,7 +315,9 @@ async fn failed(
 ) -> Result<Outcome, GeocodeError> {
     let to = exits::record_failure(pool, &row.claim(), error, every_fallback_failed).await?;
     Ok(match to {
-        Some(t) if t.geocode_status == GeocodeStatus::LlmNeeded => Outcome::LlmNeeded { id: row.id },
+        Some(t) if t.geocode_status == GeocodeStatus::LlmNeeded => {
+            Outcome::LlmNeeded { id: row.id }
+        }
         Some(t) => Outcome::Failed {
             id: row.id,
             attempts: t.attempts,
