@@ -105,7 +105,7 @@ pub async fn list<'c>(
         "SELECT count(*) FROM band_locations l JOIN bands b ON b.ma_id = l.ma_id",
         filter_sql!()
     ))
-    .bind(&filter.status)
+    .bind(filter.status)
     .bind(&filter.place)
     .bind(&filter.band)
     .bind(filter.band_id)
@@ -117,7 +117,7 @@ pub async fn list<'c>(
         filter_sql!()
     );
     let rows = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-        .bind(&filter.status)
+        .bind(filter.status)
         .bind(&filter.place)
         .bind(&filter.band)
         .bind(filter.band_id)
