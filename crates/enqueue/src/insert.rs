@@ -9,6 +9,7 @@
 use crate::error::EnqueueError;
 use crate::report::ScanReport;
 use bandmap_db::DbError;
+use bandmap_db::band_locations::GeocodeStatus;
 use bandmap_db::band_locations::enqueue::{Created, Inserted, NewLocation, insert_locations};
 use bandmap_db::band_locations::primary::sync_primary_points;
 use bandmap_db::runs::{self, Level};
@@ -175,7 +176,7 @@ fn account(report: &mut ScanReport, planned: &[NewLocation], inserted: &Inserted
     report.country_only += inserted
         .created
         .iter()
-        .filter(|c| c.geocode_status == "country_only")
+        .filter(|c| c.geocode_status == GeocodeStatus::CountryOnly)
         .count() as u64;
     report.failed += failed;
     report.existing += (planned.len() as u64).saturating_sub(made + failed + stale_rows);
@@ -184,7 +185,7 @@ fn account(report: &mut ScanReport, planned: &[NewLocation], inserted: &Inserted
 fn country_only_bands(created: &[Created]) -> Vec<i64> {
     created
         .iter()
-        .filter(|c| c.geocode_status == "country_only")
+        .filter(|c| c.geocode_status == GeocodeStatus::CountryOnly)
         .map(|c| c.ma_id)
         .collect()
 }

@@ -13,7 +13,8 @@
 //! cities host many bands). `BENCH_ROWS` (default 10,000) sets the row count.
 
 use bandmap_config::{GeocoderConfig, GeocoderProvider};
-use bandmap_db::band_locations::geocoding::{self, DoneFields, Finish, Finished};
+use bandmap_db::band_locations::claim;
+use bandmap_db::band_locations::done::{self, DoneBy, DoneFields, Finish, Finished};
 use bandmap_fakes::geoapify::FakeGeoapify;
 use bandmap_gazetteer::Gazetteer;
 use bandmap_geocode::{BATCH_SIZE, Geocoder, Outcome, WORKER_TASKS, Worker, run_batch, run_once};
@@ -214,15 +215,11 @@ async fn baseline(pool: &PgPool) -> f64 {
                 granularity: Some("city".into()),
                 query: None,
             };
-            while let Some(row) = geocoding::claim(&pool).await.unwrap() {
-                let mut tx = pool.begin().await.unwrap();
-                let ma = geocoding::mark_done(&mut tx, row.id, Some(row.claimed_at), &f)
+            while let Some(row) = claim::claim(&pool).await.unwrap() {
+                let ma = done::mark_done(&pool, DoneBy::Geocoder(&row.claim()), &f)
                     .await
                     .unwrap();
-                bandmap_db::band_locations::primary::sync_primary_point(&mut tx, ma.unwrap())
-                    .await
-                    .unwrap();
-                tx.commit().await.unwrap();
+                assert!(ma.is_some());
             }
         });
     }
@@ -239,17 +236,14 @@ async fn batch_baseline(pool: &PgPool) -> f64 {
         let pool = pool.clone();
         set.spawn(async move {
             loop {
-                let rows = geocoding::claim_batch(&pool, BATCH_SIZE as i64)
-                    .await
-                    .unwrap();
+                let rows = claim::claim_batch(&pool, BATCH_SIZE as i64).await.unwrap();
                 if rows.is_empty() {
                     break;
                 }
-                let done: Vec<Finished> = rows
+                let finished: Vec<Finished> = rows
                     .iter()
                     .map(|r| Finished {
-                        id: r.id,
-                        claimed_at: r.claimed_at,
+                        claim: r.claim(),
                         status: Finish::Done,
                         fields: DoneFields {
                             lat: 1.0,
@@ -261,13 +255,7 @@ async fn batch_baseline(pool: &PgPool) -> f64 {
                         },
                     })
                     .collect();
-                let mut tx = pool.begin().await.unwrap();
-                let written = geocoding::finish_batch(&mut tx, &done).await.unwrap();
-                let bands: Vec<i64> = written.iter().map(|w| w.1).collect();
-                bandmap_db::band_locations::primary::sync_primary_points(&mut tx, &bands)
-                    .await
-                    .unwrap();
-                tx.commit().await.unwrap();
+                done::finish_batch(&pool, &finished).await.unwrap();
             }
         });
     }

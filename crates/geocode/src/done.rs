@@ -1,62 +1,55 @@
-//! Storing an accepted result: the row becomes `done` and the band's primary point is
-//! re-synchronised in the same transaction (rule 19, `sync_primary_point`).
+//! Storing a result through the one lifecycle home (`bandmap_db::band_locations::done`):
+//! the row becomes `done` (or `country_only` in a batch) and the band's primary point is
+//! re-synchronised in the same transaction (rule 19).
 
 use crate::{GeocodeError, Resolved};
-use bandmap_db::band_locations::geocoding::{self, DoneFields, Finished};
-use bandmap_db::band_locations::primary::{sync_primary_point, sync_primary_points};
-use chrono::{DateTime, Utc};
+use bandmap_db::band_locations::claim::GeocodeClaim;
+use bandmap_db::band_locations::done::{self, DoneBy, DoneFields, Finished};
 use sqlx::PgPool;
 
 /// Marks row `row_id` `done` with `r` and re-syncs its band's primary point, in one
 /// transaction. A manual override (`step_order = -1`) is never overwritten, and a row that
 /// no longer exists (its band's location changed, rule 20) is skipped silently.
 pub async fn mark_done(pool: &PgPool, row_id: i64, r: &Resolved) -> Result<(), GeocodeError> {
-    finish_done(pool, row_id, None, r).await.map(|_| ())
-}
-
-/// Shared by [`mark_done`] and the worker (which passes its claim token). Returns whether
-/// the row was written.
-pub(crate) async fn finish_done(
-    pool: &PgPool,
-    row_id: i64,
-    claim: Option<DateTime<Utc>>,
-    r: &Resolved,
-) -> Result<bool, GeocodeError> {
-    finish_fields(pool, row_id, claim, &done_fields(r.clone())).await
+    write_done(pool, DoneBy::Unclaimed(row_id), &r.clone().into())
+        .await
+        .map(|_| ())
 }
 
 /// The columns a `done` row stores for an accepted result.
-pub(crate) fn done_fields(r: Resolved) -> DoneFields {
-    DoneFields {
-        lat: r.lat,
-        lon: r.lon,
-        provider: r.provider,
-        confidence: Some(r.confidence),
-        granularity: Some(r.granularity),
-        query: Some(r.query),
+impl From<Resolved> for DoneFields {
+    fn from(r: Resolved) -> Self {
+        DoneFields {
+            lat: r.lat,
+            lon: r.lon,
+            provider: r.provider,
+            confidence: Some(r.confidence),
+            granularity: Some(r.granularity),
+            query: Some(r.query),
+        }
     }
 }
 
-/// Writes `done` with the given columns (the dedup path copies a twin's columns as they are).
+/// Writes `done` for the worker's claim with the given columns (the dedup path copies a
+/// twin's columns as they are). Returns whether the row was written.
 pub(crate) async fn finish_fields(
     pool: &PgPool,
-    row_id: i64,
-    claim: Option<DateTime<Utc>>,
+    claim: &GeocodeClaim,
     fields: &DoneFields,
 ) -> Result<bool, GeocodeError> {
-    let mut tx = pool.begin().await?;
-    let written = geocoding::mark_done(&mut tx, row_id, claim, fields).await?;
-    if let Some(ma_id) = written {
-        sync_primary_point(&mut tx, ma_id).await?;
+    write_done(pool, DoneBy::Geocoder(claim), fields).await
+}
+
+async fn write_done(
+    pool: &PgPool,
+    by: DoneBy<'_>,
+    fields: &DoneFields,
+) -> Result<bool, GeocodeError> {
+    let written = done::mark_done(pool, by, fields).await?.is_some();
+    if !written {
+        tracing::info!(?by, "row not marked done: gone, overridden or re-claimed");
     }
-    tx.commit().await?;
-    if written.is_none() {
-        tracing::info!(
-            row_id,
-            "row not marked done: gone, overridden or re-claimed"
-        );
-    }
-    Ok(written.is_some())
+    Ok(written)
 }
 
 /// Writes many claimed rows (`done` or `country_only`, each guarded by its claim) and
@@ -67,16 +60,7 @@ pub(crate) async fn finish_many(
     pool: &PgPool,
     rows: &[Finished],
 ) -> Result<Vec<i64>, GeocodeError> {
-    if rows.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut tx = pool.begin().await?;
-    let written = geocoding::finish_batch(&mut tx, rows).await?;
-    let mut bands: Vec<i64> = written.iter().map(|&(_, ma_id)| ma_id).collect();
-    bands.sort_unstable();
-    bands.dedup();
-    sync_primary_points(&mut tx, &bands).await?;
-    tx.commit().await?;
+    let written = done::finish_batch(pool, rows).await?;
     if written.len() < rows.len() {
         tracing::info!(
             skipped = rows.len() - written.len(),

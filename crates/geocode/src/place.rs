@@ -1,35 +1,10 @@
 //! What is resolved ([`PlaceQuery`]: one place of one step) and the provider queries built
 //! from it, most specific first (rule 14).
 
-use bandmap_location::{Country, countries};
+use bandmap_location::countries;
 
+pub use bandmap_db::band_locations::kind::country_only;
 pub use bandmap_db::band_locations::{CENTROID_CONFIDENCE, CENTROID_PROVIDER};
-
-/// The country of a row that names no place, if this row is one.
-///
-/// The enqueue daemon creates such rows (`country_only`) for a location text with no place
-/// (`N/A`, a country alone): `city` NULL, no regions, `location_raw` = the country's name,
-/// `country_code` its code. An admin requeue puts them back to `pending`; without this
-/// check the country name would be looked up as a city, the provider's country answer
-/// rejected as coarse (rule 15) and the row sent to the LLM after spending credits.
-/// Rows with a city, or whose raw text is not the name of their own country, are places.
-pub fn country_only(
-    location_raw: &str,
-    city: Option<&str>,
-    regions: &[String],
-    country_code: Option<&str>,
-) -> Option<&'static Country> {
-    if city.is_some_and(|c| !c.trim().is_empty()) || regions.iter().any(|r| !r.trim().is_empty()) {
-        return None;
-    }
-    let named = countries::by_name(location_raw)?;
-    let code = country_code.map(str::trim).filter(|c| !c.is_empty());
-    let country = match code {
-        Some(code) => countries::by_code(code).filter(|c| c.code == named.code)?,
-        None => named,
-    };
-    (!country.is_pseudo()).then_some(country)
-}
 
 /// One place to resolve: the parsed parts of a `band_locations` row.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

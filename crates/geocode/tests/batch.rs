@@ -5,7 +5,8 @@
 
 mod common;
 
-use bandmap_db::band_locations::geocoding::{self, DoneFields, Finish, Finished};
+use bandmap_db::band_locations::claim;
+use bandmap_db::band_locations::done::{self, DoneFields, Finish, Finished};
 use bandmap_fakes::geoapify::FakeGeoapify;
 use bandmap_geocode::{Outcome, run_batch};
 use common::*;
@@ -137,15 +138,12 @@ async fn a_batch_never_overwrites_a_row_reclaimed_by_someone_else() {
     let b = row(&db.pool, 2, 0, "Moss", &[], "Norway", "NO").await;
     let c = row(&db.pool, 3, 0, "Alta", &[], "Norway", "NO").await;
 
-    let claimed = geocoding::claim_batch(&db.pool, 10).await.unwrap();
+    let claimed = claim::claim_batch(&db.pool, 10).await.unwrap();
     let mut ids: Vec<i64> = claimed.iter().map(|r| r.id).collect();
     ids.sort_unstable();
     assert_eq!(ids, [a, b, c]);
     assert!(
-        geocoding::claim_batch(&db.pool, 10)
-            .await
-            .unwrap()
-            .is_empty(),
+        claim::claim_batch(&db.pool, 10).await.unwrap().is_empty(),
         "claimed rows are not claimed twice"
     );
     // Row b was repaired and re-claimed by another worker: a new claim token.
@@ -160,8 +158,7 @@ async fn a_batch_never_overwrites_a_row_reclaimed_by_someone_else() {
     let rows: Vec<Finished> = claimed
         .iter()
         .map(|r| Finished {
-            id: r.id,
-            claimed_at: r.claimed_at,
+            claim: r.claim(),
             status: Finish::Done,
             fields: DoneFields {
                 lat: 61.0,
@@ -174,7 +171,7 @@ async fn a_batch_never_overwrites_a_row_reclaimed_by_someone_else() {
         })
         .collect();
     let mut tx = db.pool.begin().await.unwrap();
-    let mut written = geocoding::finish_batch(&mut tx, &rows).await.unwrap();
+    let mut written = done::finish_batch(&mut *tx, &rows).await.unwrap();
     tx.commit().await.unwrap();
     written.sort_unstable();
     assert_eq!(written, [(a, 1), (c, 3)]);

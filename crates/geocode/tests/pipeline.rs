@@ -477,7 +477,7 @@ async fn waiting_rows_wait_longer_each_time_and_wake_at_once_for_a_provider() {
 
     // A provider appears (start of a configured service): due now, count reset.
     let woken =
-        bandmap_db::band_locations::geocoding::wake_waiting(&db.pool, bandmap_geocode::WAIT_PREFIX)
+        bandmap_db::band_locations::upkeep::wake_waiting(&db.pool, bandmap_geocode::WAIT_PREFIX)
             .await
             .unwrap();
     assert_eq!(woken, 1);

@@ -169,7 +169,7 @@ async fn rows_stuck_in_processing_are_repaired() {
     let w = worker(&db.pool, &config(&geo), None);
     assert_eq!(run_once(&w).await, Outcome::Idle);
 
-    let n = bandmap_db::band_locations::geocoding::repair_stuck(&db.pool, STUCK_AFTER)
+    let n = bandmap_db::band_locations::upkeep::repair_stuck(&db.pool, STUCK_AFTER)
         .await
         .unwrap();
     assert_eq!(n, 1);

@@ -12,7 +12,6 @@ pub mod geocoder;
 pub mod limiter;
 pub mod pacer;
 pub mod prompt;
-pub mod queue;
 pub mod rate_headers;
 pub mod resolver;
 pub mod service;
@@ -24,7 +23,7 @@ pub use client::{ChatClient, ChatError};
 pub use extraction::Extraction;
 pub use geocoder::GeocoderResolver;
 pub use pacer::{Pacer, RealPacer, VirtualPacer};
-pub use resolver::{CityOutcome, CityPoint, CityQuery, CityResolver};
+pub use resolver::CityResolver;
 pub use settings::LlmSettings;
 pub use worker::{Outcome, Worker};
 

@@ -74,10 +74,11 @@ pub fn checks(pool: &PgPool, client: Option<&ChatClient>) -> Vec<Check> {
 }
 
 async fn progress(pool: PgPool, key: bool) -> Result<serde_json::Value, String> {
-    let (due, recent): (i64, bool) = sqlx::query_as(
-        "SELECT (SELECT count(*) FROM band_locations
-                 WHERE geocode_status = 'llm_needed' AND next_attempt_at <= now()),
-                EXISTS (SELECT 1 FROM llm_cache
+    let due = bandmap_db::band_locations::llm::due_count(&pool)
+        .await
+        .map_err(|e| format!("progress query failed: {e}"))?;
+    let recent: bool = sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM llm_cache
                         WHERE created_at > now() - make_interval(hours => $1::int))",
     )
     .bind(i32::try_from(PROGRESS_WINDOW_HOURS).unwrap_or(6))

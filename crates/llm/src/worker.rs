@@ -4,8 +4,10 @@
 use crate::call::{CallFor, CallResult, Caller};
 use crate::extraction::Extraction;
 use crate::prompt::PromptInput;
-use crate::queue::{self, ClaimedRow};
-use crate::resolver::{CityOutcome, CityQuery, CityResolver};
+use crate::resolver::CityResolver;
+use bandmap_db::band_locations::done::{self, DoneBy, DoneFields};
+use bandmap_db::band_locations::llm::{self, LlmClaimed};
+use bandmap_geocode::{PlaceQuery, Resolution, Resolved};
 
 /// What [`Worker::run_once`] did.
 #[derive(Debug, Clone, PartialEq)]
@@ -99,7 +101,7 @@ impl<R: CityResolver> Worker<R> {
                 wait,
             });
         }
-        let Some(row) = queue::claim(&self.pool).await? else {
+        let Some(row) = llm::claim(&self.pool).await? else {
             return Ok(Outcome::Idle);
         };
         self.process(caller, &row).await
@@ -109,7 +111,7 @@ impl<R: CityResolver> Worker<R> {
     async fn process(
         &self,
         caller: &Caller,
-        row: &ClaimedRow,
+        row: &LlmClaimed,
     ) -> Result<Outcome, bandmap_db::DbError> {
         let input = PromptInput {
             band_name: row.band_name.clone(),
@@ -139,7 +141,7 @@ impl<R: CityResolver> Worker<R> {
                     wait.as_secs()
                 );
                 tracing::warn!(error = %error, "LLM worker paused");
-                return if queue::postpone(&self.pool, row, wait, &error).await? {
+                return if llm::postpone(&self.pool, &row.lease(), wait, &error).await? {
                     Ok(Outcome::Paused {
                         location_id: Some(row.id),
                         wait,
@@ -164,11 +166,16 @@ impl<R: CityResolver> Worker<R> {
             return self.manual(row, reason, None).await;
         };
         match self.resolver.resolve(&query).await {
-            CityOutcome::Accepted(point) => {
-                if queue::mark_done(&self.pool, row, &point).await? {
+            Resolution::Accepted(point) => {
+                let fields = llm_done_fields(point);
+                let provider = fields.provider.clone();
+                if done::mark_done(&self.pool, DoneBy::Llm(&row.lease()), &fields)
+                    .await?
+                    .is_some()
+                {
                     Ok(Outcome::Done {
                         location_id: row.id,
-                        provider: format!("llm+{}", point.provider),
+                        provider,
                         model,
                         cached,
                     })
@@ -178,14 +185,14 @@ impl<R: CityResolver> Worker<R> {
                     })
                 }
             }
-            CityOutcome::Rejected { error, queries } => {
+            Resolution::Rejected { error, queries } => {
                 let reason = format!("LLM city {:?} failed geocoding: {error}", query.city);
                 let last = queries.last().map(String::as_str);
                 self.manual(row, reason, last).await
             }
-            CityOutcome::Fatal { error } => {
+            Resolution::Fatal { error } => {
                 let error = format!("geocoding LLM city {:?}: {error}", query.city);
-                if queue::mark_error(&self.pool, row, &error).await? {
+                if llm::mark_error(&self.pool, &row.lease(), &error).await? {
                     Ok(Outcome::Error {
                         location_id: row.id,
                         error,
@@ -200,7 +207,7 @@ impl<R: CityResolver> Worker<R> {
             // this worker can do will change that, so the row waits for an admin instead of
             // looping. Once a provider is configured, resetting the row re-runs it and the
             // cached extraction makes that free.
-            CityOutcome::Unavailable { reason } => {
+            Resolution::Unavailable { reason } => {
                 let reason = format!(
                     "LLM city {:?} could not be geocoded: {reason}; configure a geocoding \
                      provider and reset the row, or set its point by hand",
@@ -208,7 +215,7 @@ impl<R: CityResolver> Worker<R> {
                 );
                 self.manual(row, reason, None).await
             }
-            CityOutcome::Transient { error } => {
+            Resolution::Transient { error } => {
                 self.retry(row, format!("geocoding LLM city {:?}: {error}", query.city))
                     .await
             }
@@ -217,11 +224,11 @@ impl<R: CityResolver> Worker<R> {
 
     async fn manual(
         &self,
-        row: &ClaimedRow,
+        row: &LlmClaimed,
         reason: String,
         query: Option<&str>,
     ) -> Result<Outcome, bandmap_db::DbError> {
-        if queue::mark_manual(&self.pool, row, &reason, query).await? {
+        if llm::mark_manual(&self.pool, &row.lease(), &reason, query).await? {
             Ok(Outcome::Manual {
                 location_id: row.id,
                 reason,
@@ -233,9 +240,9 @@ impl<R: CityResolver> Worker<R> {
         }
     }
 
-    async fn retry(&self, row: &ClaimedRow, error: String) -> Result<Outcome, bandmap_db::DbError> {
+    async fn retry(&self, row: &LlmClaimed, error: String) -> Result<Outcome, bandmap_db::DbError> {
         tracing::warn!(error = %error, "LLM row left llm_needed");
-        if queue::mark_retry(&self.pool, row, &error).await? {
+        if llm::mark_retry(&self.pool, &row.lease(), &error).await? {
             Ok(Outcome::Retry {
                 location_id: row.id,
                 error,
@@ -248,10 +255,17 @@ impl<R: CityResolver> Worker<R> {
     }
 }
 
+/// The columns of an LLM `done` row: the geocoder's result, provider `llm+<provider>`.
+fn llm_done_fields(r: Resolved) -> DoneFields {
+    let mut fields = DoneFields::from(r);
+    fields.provider = format!("llm+{}", fields.provider);
+    fields
+}
+
 /// The geocoder query for an extraction; `None` when there is no city. The band's country
 /// wins unless the model names another known country (a band that moved abroad).
 #[must_use]
-pub fn city_query(e: &Extraction, row: &ClaimedRow) -> Option<CityQuery> {
+pub fn city_query(e: &Extraction, row: &LlmClaimed) -> Option<PlaceQuery> {
     let city = e.city.clone()?;
     let row_country = row
         .country_code
@@ -267,7 +281,7 @@ pub fn city_query(e: &Extraction, row: &ClaimedRow) -> Option<CityQuery> {
         (_, Some(r)) if !r.is_pseudo() => Some(r),
         _ => None,
     };
-    Some(CityQuery {
+    Some(PlaceQuery {
         city,
         regions: e.region.clone().into_iter().collect(),
         country_code: country.map(|c| c.code.to_string()),

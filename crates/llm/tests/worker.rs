@@ -5,7 +5,8 @@
 mod common;
 
 use bandmap_fakes::llm::{FakeLlm, LlmFault};
-use bandmap_llm::{CityOutcome, Outcome};
+use bandmap_geocode::Resolution;
+use bandmap_llm::Outcome;
 use bandmap_test_support::TestDb;
 use common::*;
 use serde_json::json;
@@ -452,13 +453,13 @@ async fn geocoder_outages_keep_the_row_and_fatal_refusals_are_errors() {
     let r = rig(&db.pool, &llm);
     r.resolver.set(
         "Alpha",
-        CityOutcome::Transient {
+        Resolution::Transient {
             error: "HTTP 503".into(),
         },
     );
     r.resolver.set(
         "Beta",
-        CityOutcome::Fatal {
+        Resolution::Fatal {
             error: "HTTP 401 invalid key".into(),
         },
     );
@@ -486,11 +487,17 @@ async fn claims_skip_leased_and_undue_rows() {
     .execute(&db.pool)
     .await
     .unwrap();
-    let first = bandmap_llm::queue::claim(&db.pool).await.unwrap().unwrap();
+    let first = bandmap_db::band_locations::llm::claim(&db.pool)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(first.id, a);
     assert_eq!(first.band_name, "A");
     assert!(
-        bandmap_llm::queue::claim(&db.pool).await.unwrap().is_none(),
+        bandmap_db::band_locations::llm::claim(&db.pool)
+            .await
+            .unwrap()
+            .is_none(),
         "leased and undue rows are not claimed"
     );
 }
@@ -499,14 +506,17 @@ async fn claims_skip_leased_and_undue_rows() {
 async fn admin_change_during_the_call_is_not_overwritten() {
     let db = TestDb::new().await;
     let id = llm_row(&db.pool, 1, "A", "Alpha").await;
-    let claimed = bandmap_llm::queue::claim(&db.pool).await.unwrap().unwrap();
+    let claimed = bandmap_db::band_locations::llm::claim(&db.pool)
+        .await
+        .unwrap()
+        .unwrap();
     sqlx::query("UPDATE band_locations SET geocode_status = 'pending' WHERE id = $1")
         .bind(id)
         .execute(&db.pool)
         .await
         .unwrap();
     assert!(
-        !bandmap_llm::queue::mark_manual(&db.pool, &claimed, "x", None)
+        !bandmap_db::band_locations::llm::mark_manual(&db.pool, &claimed.lease(), "x", None)
             .await
             .unwrap()
     );
@@ -522,7 +532,7 @@ async fn retry_after_an_api_failure_repeats_the_request_and_a_cached_answer_make
     let r = rig(&db.pool, &llm);
     r.resolver.set(
         "Kolbotn",
-        CityOutcome::Transient {
+        Resolution::Transient {
             error: "HTTP 503 from the provider".into(),
         },
     );
@@ -576,7 +586,7 @@ async fn city_the_geocoder_cannot_resolve_without_provider_goes_manual_and_a_res
     let r = rig(&db.pool, &llm);
     r.resolver.set(
         "Kolbotn",
-        CityOutcome::Unavailable {
+        Resolution::Unavailable {
             reason: "no provider (GEOCODER_PROVIDER=none); gazetteer: not found".into(),
         },
     );

@@ -1,6 +1,6 @@
 //! Admin API: `band_locations` — the filtered list, manual coordinates (rule 19), re-queue
 //! of one row and the four bulk actions. Every write is one transaction with its audit
-//! row; the queries live in [`bandmap_db::band_locations::admin`].
+//! row; the queries live in [`bandmap_db::band_locations`].
 
 use crate::admin::monitoring::params;
 use crate::admin::monitoring::shapes::{Affected, ListPage};
@@ -10,7 +10,10 @@ use crate::extract::{Json, Page, Path, Query, contains_pattern};
 use crate::state::AppState;
 use axum::extract::State;
 use bandmap_db::audit::{self, Entry};
-use bandmap_db::band_locations::admin::{self as db, Bulk, LocationFilter, LocationRow};
+use bandmap_db::band_locations::GeocodeStatus;
+use bandmap_db::band_locations::admin::{self as db, LocationFilter, LocationRow};
+use bandmap_db::band_locations::manual_point::set_manual_point;
+use bandmap_db::band_locations::requeue::{Bulk, bulk_requeue, requeue_one};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -105,7 +108,7 @@ impl From<LocationRow> for LocationItem {
             step_label: r.step_label,
             location_raw: r.location_raw,
             country: r.country,
-            status: r.status,
+            status: r.status.to_string(),
             attempts: r.attempts,
             error: r.error,
             provider: r.provider,
@@ -132,7 +135,8 @@ pub async fn list(
 ) -> Result<axum::Json<ListPage<LocationItem>>, ApiError> {
     let band = params::text(q.band.as_deref());
     let filter = LocationFilter {
-        status: params::one_of("status", q.status.as_deref(), &db::STATUSES)?,
+        status: params::one_of("status", q.status.as_deref(), &db::STATUSES)?
+            .and_then(|s| s.parse::<GeocodeStatus>().ok()),
         place: params::text(q.place.as_deref()).map(|p| contains_pattern(&p, PATTERN_CHARS)),
         band_id: band.as_deref().and_then(|b| b.parse::<i64>().ok()),
         band: band.map(|b| contains_pattern(&b, PATTERN_CHARS)),
@@ -206,7 +210,7 @@ pub async fn set_point(
     let before = db::get_for_update(&mut tx, id)
         .await?
         .ok_or_else(|| not_found(id))?;
-    db::set_manual_point(&mut tx, id, body.lat, body.lon).await?;
+    set_manual_point(&mut tx, id, body.lat, body.lon).await?;
     let after = db::get(&mut tx, id).await?.ok_or_else(|| not_found(id))?;
     record(
         &mut tx,
@@ -239,7 +243,7 @@ pub async fn requeue(
     let before = db::get_for_update(&mut tx, id)
         .await?
         .ok_or_else(|| not_found(id))?;
-    db::requeue_one(&mut tx, id).await?;
+    requeue_one(&mut tx, id).await?;
     let after = db::get(&mut tx, id).await?.ok_or_else(|| not_found(id))?;
     record(
         &mut tx,
@@ -315,7 +319,7 @@ async fn bulk_once(
     action: Bulk,
 ) -> Result<Affected, bandmap_db::DbError> {
     let mut tx = state.pool.begin().await?;
-    let moved = db::bulk_requeue(&mut tx, action).await?;
+    let moved = bulk_requeue(&mut tx, action).await?;
     let affected: u64 = moved.values().sum();
     let entry = Entry {
         username: &session.username,
@@ -324,7 +328,7 @@ async fn bulk_once(
         // How many rows each status held before the move: the diff an operator needs to
         // judge (or undo by hand) a bulk action.
         before: Some(json!({"statuses": action.statuses(), "by_status": moved})),
-        after: Some(json!({"status": "pending", "affected": affected})),
+        after: Some(json!({"status": GeocodeStatus::Pending, "affected": affected})),
         ip: session.ip.clone(),
     };
     audit::record(&mut tx, &entry).await?;

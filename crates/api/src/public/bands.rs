@@ -7,19 +7,21 @@ use crate::state::AppState;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
+use bandmap_db::band_locations::GeocodeStatus;
 use serde::Serialize;
 use utoipa::ToSchema;
 
 const CARD_SQL: &str = "SELECT ma_id, name, genre, country, status, formed_year, \
      data->>'url' AS url FROM bands WHERE ma_id = $1";
-// Located only when geocoded (`done`, `country_only`), like the map. The path order is
+// Located only when geocoded (`$2` = the located statuses: `done`, `country_only`), like
+// the map. The path order is
 // the parser's (`parsed_step`, which never changes): a manual override sets `step_order`
 // to -1 on the row it corrects, so ordering by `step_order` would move it to the front of
 // the path; by `parsed_step` it keeps the place of the step it replaced. The client draws
 // the steps in this order as they come.
 const STEPS_SQL: &str = "SELECT id AS location_id, step_order, step_label, location_raw, \
-     CASE WHEN geocode_status IN ('done', 'country_only') THEN lat END AS lat, \
-     CASE WHEN geocode_status IN ('done', 'country_only') THEN lon END AS lon \
+     CASE WHEN geocode_status = ANY($2) THEN lat END AS lat, \
+     CASE WHEN geocode_status = ANY($2) THEN lon END AS lon \
      FROM band_locations WHERE ma_id = $1 \
      ORDER BY parsed_step, id";
 
@@ -91,6 +93,7 @@ pub async fn band_card(
     }
     card.steps = sqlx::query_as(STEPS_SQL)
         .bind(ma_id)
+        .bind(&GeocodeStatus::LOCATED[..])
         .fetch_all(&state.pool)
         .await?;
     for s in &mut card.steps {

@@ -11,6 +11,7 @@
 //! the columns they were planned from ([`PlannedFrom`]), and reports the other bands as
 //! stale.
 
+use super::status::GeocodeStatus;
 use crate::Result;
 use sqlx::{PgConnection, PgPool};
 
@@ -30,7 +31,7 @@ pub struct UnqueuedBand {
 /// Up to `limit` bands with `ma_id > after` and no `band_locations` row, by `ma_id`.
 /// Pass the last `ma_id` of a page as `after` to read the next one.
 pub async fn bands_without_rows(
-    pool: &PgPool,
+    conn: impl sqlx::PgExecutor<'_>,
     after: i64,
     limit: i64,
 ) -> Result<Vec<UnqueuedBand>> {
@@ -44,7 +45,7 @@ pub async fn bands_without_rows(
     )
     .bind(after)
     .bind(limit)
-    .fetch_all(pool)
+    .fetch_all(conn)
     .await?)
 }
 
@@ -120,7 +121,7 @@ pub struct Created {
     /// Band.
     pub ma_id: i64,
     /// `geocode_status` it was created with.
-    pub geocode_status: String,
+    pub geocode_status: GeocodeStatus,
 }
 
 /// What one insert did.
@@ -138,7 +139,7 @@ pub struct Inserted {
 struct Outcome {
     id: Option<i64>,
     ma_id: i64,
-    geocode_status: Option<String>,
+    geocode_status: Option<GeocodeStatus>,
 }
 
 /// Separator of the region lists packed into one text per row: PostgreSQL arrays cannot
@@ -168,7 +169,7 @@ struct Columns {
     from_text: Vec<Option<String>>,
     from_country: Vec<Option<String>>,
     from_code: Vec<Option<String>>,
-    status: Vec<&'static str>,
+    status: Vec<GeocodeStatus>,
     lat: Vec<Option<f64>>,
     lon: Vec<Option<f64>>,
     confidence: Vec<Option<f64>>,
@@ -193,7 +194,7 @@ impl Columns {
             c.from_code.push(r.planned_from.country_code.clone());
             match r.start {
                 Start::Pending => {
-                    c.status.push("pending");
+                    c.status.push(GeocodeStatus::Pending);
                     c.lat.push(None);
                     c.lon.push(None);
                     c.confidence.push(None);
@@ -205,7 +206,7 @@ impl Columns {
                     lon,
                     confidence,
                 } => {
-                    c.status.push("country_only");
+                    c.status.push(GeocodeStatus::CountryOnly);
                     c.lat.push(Some(lat));
                     c.lon.push(Some(lon));
                     c.confidence.push(Some(confidence));

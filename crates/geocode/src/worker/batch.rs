@@ -7,7 +7,9 @@
 
 use super::{Outcome, Plan, Worker, exit, finish_one, guarded, not_ours, plan, record_error};
 use crate::done::finish_many;
-use bandmap_db::band_locations::geocoding::{self, Claimed, Finished};
+use bandmap_db::band_locations::claim::{self, Claimed, GeocodeClaim};
+use bandmap_db::band_locations::done::Finished;
+use bandmap_db::band_locations::exits;
 use std::collections::HashSet;
 use std::panic::AssertUnwindSafe;
 
@@ -19,7 +21,7 @@ use std::panic::AssertUnwindSafe;
 #[tracing::instrument(skip_all)]
 pub async fn run_batch(ctx: &Worker, limit: usize) -> Vec<Outcome> {
     let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-    let rows = match geocoding::claim_batch(&ctx.pool, limit).await {
+    let rows = match claim::claim_batch(&ctx.pool, limit).await {
         Ok(rows) => rows,
         Err(e) => {
             return vec![Outcome::Fault {
@@ -77,20 +79,20 @@ async fn finish_quick(
         Ok(written) => {
             let written: HashSet<i64> = written.into_iter().collect();
             for (f, outcome) in quick {
-                out.push(if written.contains(&f.id) {
+                out.push(if written.contains(&f.claim.id()) {
                     outcome
                 } else {
-                    not_ours(f.id)
+                    not_ours(f.claim.id())
                 });
             }
         }
         Err(e) => {
             tracing::warn!(error = %e, rows = batch.len(), "batch finish failed; finishing rows one by one");
             for (f, outcome) in quick {
-                let Some(row) = rows.iter().find(|r| r.id == f.id) else {
+                let id = f.claim.id();
+                let Some(row) = rows.iter().find(|r| r.id == id) else {
                     continue;
                 };
-                let id = f.id;
                 let work = async {
                     Ok(if finish_one(&ctx.pool, f).await? {
                         outcome
@@ -109,12 +111,11 @@ async fn release<'a>(
     rows: impl Iterator<Item = &'a Claimed>,
     out: &mut Vec<Outcome>,
 ) {
-    let claims: Vec<(i64, chrono::DateTime<chrono::Utc>)> =
-        rows.map(|r| (r.id, r.claimed_at)).collect();
+    let claims: Vec<GeocodeClaim> = rows.map(Claimed::claim).collect();
     if claims.is_empty() {
         return;
     }
-    match geocoding::release(&ctx.pool, &claims).await {
+    match exits::release(&ctx.pool, &claims).await {
         Ok(n) => tracing::info!(rows = n, "batch budget spent; rows released"),
         Err(e) => out.push(Outcome::Fault {
             message: format!("could not release {} rows: {e}", claims.len()),

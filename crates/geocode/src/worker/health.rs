@@ -5,7 +5,7 @@
 
 use super::Worker;
 use crate::ProviderStatus;
-use bandmap_db::band_locations::geocoding;
+use bandmap_db::band_locations::upkeep;
 use bandmap_health::{Check, database_check};
 use serde_json::json;
 
@@ -35,7 +35,7 @@ pub(super) fn checks(w: &Worker) -> Vec<Check> {
         let fresh =
             w.started.elapsed() < std::time::Duration::from_secs(PROGRESS_HOURS as u64 * 3600);
         async move {
-            let p = geocoding::progress(&pool)
+            let p = upkeep::progress(&pool)
                 .await
                 .map_err(|e| format!("progress unreadable: {e}"))?;
             let recent = p

@@ -11,11 +11,14 @@ mod run;
 pub use batch::run_batch;
 pub use run::{run, run_with_geocoder};
 
-use crate::done::{done_fields, finish_fields, finish_many};
-use crate::place::{CENTROID_CONFIDENCE, CENTROID_PROVIDER, country_only};
+use crate::done::{finish_fields, finish_many};
+use crate::place::{CENTROID_CONFIDENCE, CENTROID_PROVIDER};
 use crate::{GeocodeError, Geocoder, PlaceQuery, Resolution};
 use bandmap_config::GeocoderConfig;
-use bandmap_db::band_locations::geocoding::{self, Claimed, DoneFields, Finish, Finished};
+use bandmap_db::band_locations::claim::{self, Claimed};
+use bandmap_db::band_locations::done::{DoneFields, Finish, Finished};
+use bandmap_db::band_locations::exits;
+use bandmap_db::band_locations::{GeocodeStatus, LocationKind};
 use futures::FutureExt;
 use sqlx::PgPool;
 use std::future::Future;
@@ -133,7 +136,7 @@ impl Worker {
 /// Claims one due row and processes it. Never panics.
 #[tracing::instrument(skip_all)]
 pub async fn run_once(ctx: &Worker) -> Outcome {
-    let row = match geocoding::claim(&ctx.pool).await {
+    let row = match claim::claim(&ctx.pool).await {
         Ok(Some(row)) => row,
         Ok(None) => return Outcome::Idle,
         Err(e) => {
@@ -161,7 +164,7 @@ async fn guarded(
 
 async fn record_error(ctx: &Worker, row: &Claimed, failure: String) -> Outcome {
     tracing::warn!(row.id = row.id, error = %failure, "geocoding row failed");
-    match geocoding::mark_error(&ctx.pool, row.id, row.claimed_at, &failure).await {
+    match exits::mark_error(&ctx.pool, &row.claim(), &failure).await {
         Ok(_) => Outcome::Error {
             id: row.id,
             message: failure,
@@ -200,17 +203,11 @@ enum Plan {
 fn plan(ctx: &Worker, row: &Claimed) -> Plan {
     let id = row.id;
     let finished = |status, fields| Finished {
-        id,
-        claimed_at: row.claimed_at,
+        claim: row.claim(),
         status,
         fields,
     };
-    if let Some(c) = country_only(
-        &row.location_raw,
-        row.city.as_deref(),
-        &row.regions,
-        row.country_code.as_deref(),
-    ) {
+    if let LocationKind::CountryOnly(c) = row.kind() {
         let fields = DoneFields {
             lat: c.lat,
             lon: c.lon,
@@ -246,7 +243,7 @@ fn plan(ctx: &Worker, row: &Claimed) -> Plan {
         Ok(r) => {
             let provider = r.provider.clone();
             Plan::Finish(
-                finished(Finish::Done, done_fields(r)),
+                finished(Finish::Done, r.into()),
                 Outcome::Done {
                     id,
                     provider,
@@ -265,11 +262,11 @@ async fn exit(
     resolution: Resolution,
 ) -> Result<Outcome, GeocodeError> {
     let pool = &ctx.pool;
-    let (id, claim) = (row.id, row.claimed_at);
+    let (id, claim) = (row.id, row.claim());
     Ok(match resolution {
         Resolution::Accepted(r) => {
             let provider = r.provider.clone();
-            if finish_fields(pool, id, Some(claim), &done_fields(r)).await? {
+            if finish_fields(pool, &claim, &r.into()).await? {
                 Outcome::Done {
                     id,
                     provider,
@@ -282,12 +279,12 @@ async fn exit(
         Resolution::Rejected { error, .. } => failed(pool, row, &error, true).await?,
         Resolution::Transient { error } => failed(pool, row, &error, false).await?,
         Resolution::Fatal { error } => {
-            geocoding::mark_error(pool, id, claim, &error).await?;
+            exits::mark_error(pool, &claim, &error).await?;
             Outcome::Error { id, message: error }
         }
         Resolution::Unavailable { reason } => {
             let text = format!("{WAIT_PREFIX}{reason}");
-            geocoding::wait(pool, id, claim, &text, WAIT_DELAY, MAX_WAIT_DELAY).await?;
+            exits::wait(pool, &claim, &text, WAIT_DELAY, MAX_WAIT_DELAY).await?;
             Outcome::Waiting { id }
         }
     })
@@ -298,7 +295,7 @@ async fn exit(
 /// rare `country_only` through the batch statement.
 async fn finish_one(pool: &PgPool, f: Finished) -> Result<bool, GeocodeError> {
     match f.status {
-        Finish::Done => finish_fields(pool, f.id, Some(f.claimed_at), &f.fields).await,
+        Finish::Done => finish_fields(pool, &f.claim, &f.fields).await,
         Finish::CountryOnly => Ok(!finish_many(pool, &[f]).await?.is_empty()),
     }
 }
@@ -316,10 +313,11 @@ async fn failed(
     error: &str,
     every_fallback_failed: bool,
 ) -> Result<Outcome, GeocodeError> {
-    let to = geocoding::record_failure(pool, row.id, row.claimed_at, error, every_fallback_failed)
-        .await?;
+    let to = exits::record_failure(pool, &row.claim(), error, every_fallback_failed).await?;
     Ok(match to {
-        Some(t) if t.geocode_status == "llm_needed" => Outcome::LlmNeeded { id: row.id },
+        Some(t) if t.geocode_status == GeocodeStatus::LlmNeeded => {
+            Outcome::LlmNeeded { id: row.id }
+        }
         Some(t) => Outcome::Failed {
             id: row.id,
             attempts: t.attempts,

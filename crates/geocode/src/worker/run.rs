@@ -10,7 +10,7 @@ use super::{
 };
 use crate::{Geocoder, ProviderStatus};
 use bandmap_config::Config;
-use bandmap_db::band_locations::geocoding;
+use bandmap_db::band_locations::upkeep;
 use bandmap_health::Shutdown;
 use sqlx::PgPool;
 use std::sync::Arc;
@@ -105,7 +105,7 @@ async fn repair_loop(pool: PgPool, mut shutdown: Shutdown) {
 }
 
 async fn repair(pool: &PgPool) {
-    match geocoding::repair_stuck(pool, STUCK_AFTER).await {
+    match upkeep::repair_stuck(pool, STUCK_AFTER).await {
         Ok(0) => {}
         Ok(n) => tracing::warn!(rows = n, "self-repair: stuck processing rows re-queued"),
         Err(e) => tracing::warn!(error = %e, "self-repair failed"),
@@ -114,7 +114,7 @@ async fn repair(pool: &PgPool) {
 
 /// With a provider now configured, rows that were waiting for one are due at once.
 async fn wake_waiting(pool: &PgPool) {
-    match geocoding::wake_waiting(pool, WAIT_PREFIX).await {
+    match upkeep::wake_waiting(pool, WAIT_PREFIX).await {
         Ok(0) => {}
         Ok(n) => tracing::info!(rows = n, "rows waiting for a provider are due now"),
         Err(e) => tracing::warn!(error = %e, "could not wake waiting rows"),

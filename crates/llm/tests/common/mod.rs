@@ -3,10 +3,8 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use bandmap_fakes::llm::FakeLlm;
-use bandmap_llm::{
-    Caller, ChatClient, CityOutcome, CityPoint, CityQuery, CityResolver, LlmSettings, VirtualPacer,
-    Worker,
-};
+use bandmap_geocode::{PlaceQuery, Resolution, Resolved};
+use bandmap_llm::{Caller, ChatClient, CityResolver, LlmSettings, VirtualPacer, Worker};
 use secrecy::SecretString;
 use sqlx::PgPool;
 use std::collections::HashMap;
@@ -20,15 +18,15 @@ pub const FALLBACK: &str = "llama-3.1-8b-instant";
 /// A resolver answering from a map city → outcome (default: rejected), recording queries.
 #[derive(Debug, Default, Clone)]
 pub struct FakeResolver {
-    pub answers: Arc<Mutex<HashMap<String, CityOutcome>>>,
-    pub seen: Arc<Mutex<Vec<CityQuery>>>,
+    pub answers: Arc<Mutex<HashMap<String, Resolution>>>,
+    pub seen: Arc<Mutex<Vec<PlaceQuery>>>,
 }
 
 impl FakeResolver {
     pub fn accept(&self, city: &str, lat: f64, lon: f64, provider: &str) {
         self.answers.lock().unwrap().insert(
             city.to_string(),
-            CityOutcome::Accepted(CityPoint {
+            Resolution::Accepted(Resolved {
                 lat,
                 lon,
                 provider: provider.to_string(),
@@ -38,19 +36,19 @@ impl FakeResolver {
             }),
         );
     }
-    pub fn set(&self, city: &str, outcome: CityOutcome) {
+    pub fn set(&self, city: &str, outcome: Resolution) {
         self.answers
             .lock()
             .unwrap()
             .insert(city.to_string(), outcome);
     }
-    pub fn seen(&self) -> Vec<CityQuery> {
+    pub fn seen(&self) -> Vec<PlaceQuery> {
         self.seen.lock().unwrap().clone()
     }
 }
 
 impl CityResolver for FakeResolver {
-    fn resolve(&self, q: &CityQuery) -> impl Future<Output = CityOutcome> + Send {
+    fn resolve(&self, q: &PlaceQuery) -> impl Future<Output = Resolution> + Send {
         self.seen.lock().unwrap().push(q.clone());
         let out = self
             .answers
@@ -58,7 +56,7 @@ impl CityResolver for FakeResolver {
             .unwrap()
             .get(&q.city)
             .cloned()
-            .unwrap_or(CityOutcome::Rejected {
+            .unwrap_or(Resolution::Rejected {
                 error: "no result above threshold".into(),
                 queries: vec![format!(
                     "{}, {}",

@@ -62,15 +62,16 @@ pub struct StatusCounts {
 
 impl From<BTreeMap<String, i64>> for StatusCounts {
     fn from(m: BTreeMap<String, i64>) -> Self {
-        let get = |k: &str| m.get(k).copied().unwrap_or(0);
+        use bandmap_db::band_locations::GeocodeStatus as S;
+        let get = |s: S| m.get(s.as_str()).copied().unwrap_or(0);
         StatusCounts {
-            pending: get("pending"),
-            processing: get("processing"),
-            done: get("done"),
-            country_only: get("country_only"),
-            llm_needed: get("llm_needed"),
-            manual: get("manual"),
-            error: get("error"),
+            pending: get(S::Pending),
+            processing: get(S::Processing),
+            done: get(S::Done),
+            country_only: get(S::CountryOnly),
+            llm_needed: get(S::LlmNeeded),
+            manual: get(S::Manual),
+            error: get(S::Error),
         }
     }
 }

@@ -1,23 +1,40 @@
-//! `band_locations` queries of the LLM worker: the claim, the four exits and the pause.
+//! The LLM worker's side of the lifecycle: its claim (a lease on an `llm_needed` row) and
+//! its exits — `manual`, `error`, a retry with backoff, a postponement — each taking the
+//! row's [`LlmLease`]. Its `done` is [`super::done::mark_done`] with
+//! [`super::done::DoneBy::Llm`].
 //!
 //! The claim is a lease: one `llm_needed` row whose `next_attempt_at` has passed is picked
 //! with `FOR UPDATE SKIP LOCKED` and its `next_attempt_at` pushed [`LEASE`] ahead, in one
 //! statement; no transaction stays open during the API call, the row keeps its status (the
 //! geocoder's self-repair of `processing` rows never touches it), and a worker that dies
 //! mid-call simply lets the lease expire. Every exit only applies while the row is still
-//! `llm_needed` (an admin may have reset or corrected it meanwhile).
+//! `llm_needed` (an admin may have reset or corrected it meanwhile); otherwise it is
+//! refused (`false`) and the row is left as it is.
 
-use crate::resolver::CityPoint;
-use bandmap_db::band_locations::primary::sync_primary_point;
-use sqlx::PgPool;
+use super::status::GeocodeStatus;
+use crate::Result;
 use std::time::Duration;
 
 /// How long a claimed row is hidden from other workers.
 pub const LEASE: Duration = Duration::from_secs(15 * 60);
 
+/// Proof of an LLM lease on a row: only [`claim`] makes one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, sqlx::FromRow)]
+pub struct LlmLease {
+    id: i64,
+}
+
+impl LlmLease {
+    /// The row id.
+    #[must_use]
+    pub fn id(&self) -> i64 {
+        self.id
+    }
+}
+
 /// A claimed row with what the prompt needs.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
-pub struct ClaimedRow {
+pub struct LlmClaimed {
     /// Row id.
     pub id: i64,
     /// Band.
@@ -35,16 +52,27 @@ pub struct ClaimedRow {
     /// The geocoder's last query when it handed the row over (`geocode_query`).
     pub geocode_query: Option<String>,
     /// The geocoder's error when it handed the row over (`geocode_error`). Not `error`:
-    /// this worker writes its own failures there, and quoting them back to the model would
-    /// change the request (and its cache key) on every retry.
+    /// the LLM worker writes its own failures there, and quoting them back to the model
+    /// would change the request (and its cache key) on every retry.
     pub geocode_error: Option<String>,
     /// Attempts so far.
     pub attempts: i32,
+    /// The lease, for the exits.
+    #[sqlx(flatten)]
+    lease: LlmLease,
+}
+
+impl LlmClaimed {
+    /// The lease the exits take.
+    #[must_use]
+    pub fn lease(&self) -> LlmLease {
+        self.lease
+    }
 }
 
 /// Claims the next due `llm_needed` row, if any.
-pub async fn claim(pool: &PgPool) -> Result<Option<ClaimedRow>, sqlx::Error> {
-    sqlx::query_as(
+pub async fn claim(conn: impl sqlx::PgExecutor<'_>) -> Result<Option<LlmClaimed>> {
+    Ok(sqlx::query_as(
         "WITH due AS (
              SELECT id FROM band_locations
              WHERE geocode_status = 'llm_needed' AND next_attempt_at <= now()
@@ -61,90 +89,66 @@ pub async fn claim(pool: &PgPool) -> Result<Option<ClaimedRow>, sqlx::Error> {
                    bl.attempts",
     )
     .bind(LEASE.as_secs_f64())
-    .fetch_optional(pool)
-    .await
-}
-
-/// `done` with `provider = 'llm+<provider>'`, and the band's primary point re-synced in the
-/// same transaction. Returns false when the row was no longer `llm_needed`.
-pub async fn mark_done(
-    pool: &PgPool,
-    row: &ClaimedRow,
-    point: &CityPoint,
-) -> Result<bool, bandmap_db::DbError> {
-    let mut tx = pool.begin().await?;
-    let changed = sqlx::query(
-        "UPDATE band_locations SET geocode_status = 'done', lat = $2, lon = $3,
-             provider = $4, confidence = $5, geocode_granularity = $6, query = $7,
-             error = NULL, claimed_at = NULL
-         WHERE id = $1 AND geocode_status = 'llm_needed'",
-    )
-    .bind(row.id)
-    .bind(point.lat)
-    .bind(point.lon)
-    .bind(format!("llm+{}", point.provider))
-    .bind(point.confidence)
-    .bind(&point.granularity)
-    .bind(&point.query)
-    .execute(&mut *tx)
-    .await?
-    .rows_affected()
-        == 1;
-    if changed {
-        sync_primary_point(&mut tx, row.ma_id).await?;
-    }
-    tx.commit().await?;
-    Ok(changed)
+    .fetch_optional(conn)
+    .await?)
 }
 
 /// `manual` (waits for an admin) with the reason in `error` and the last query tried.
 pub async fn mark_manual(
-    pool: &PgPool,
-    row: &ClaimedRow,
+    conn: impl sqlx::PgExecutor<'_>,
+    lease: &LlmLease,
     reason: &str,
     query: Option<&str>,
-) -> Result<bool, sqlx::Error> {
-    exit(pool, row.id, "manual", reason, query).await
+) -> Result<bool> {
+    leave(conn, lease, GeocodeStatus::Manual, reason, query).await
 }
 
 /// `error`: the geocoder refused the city in a way retrying will not fix.
-pub async fn mark_error(pool: &PgPool, row: &ClaimedRow, error: &str) -> Result<bool, sqlx::Error> {
-    exit(pool, row.id, "error", error, None).await
+pub async fn mark_error(
+    conn: impl sqlx::PgExecutor<'_>,
+    lease: &LlmLease,
+    error: &str,
+) -> Result<bool> {
+    leave(conn, lease, GeocodeStatus::Error, error, None).await
 }
 
-async fn exit(
-    pool: &PgPool,
-    id: i64,
-    status: &str,
+async fn leave(
+    conn: impl sqlx::PgExecutor<'_>,
+    lease: &LlmLease,
+    to: GeocodeStatus,
     error: &str,
     query: Option<&str>,
-) -> Result<bool, sqlx::Error> {
+) -> Result<bool> {
     let done = sqlx::query(
         "UPDATE band_locations SET geocode_status = $2, error = $3,
              query = COALESCE($4, query), claimed_at = NULL
          WHERE id = $1 AND geocode_status = 'llm_needed'",
     )
-    .bind(id)
-    .bind(status)
+    .bind(lease.id())
+    .bind(to)
     .bind(error)
     .bind(query)
-    .execute(pool)
+    .execute(conn)
     .await?;
     Ok(done.rows_affected() == 1)
 }
 
 /// Stays `llm_needed`: `error` set, `attempts` + 1, and not retried before
 /// 60 s × 2^(attempts − 1) from now (capped at 6 h).
-pub async fn mark_retry(pool: &PgPool, row: &ClaimedRow, error: &str) -> Result<bool, sqlx::Error> {
+pub async fn mark_retry(
+    conn: impl sqlx::PgExecutor<'_>,
+    lease: &LlmLease,
+    error: &str,
+) -> Result<bool> {
     let done = sqlx::query(
         "UPDATE band_locations SET error = $2, attempts = attempts + 1,
              next_attempt_at = now() + make_interval(secs =>
                  LEAST(60 * power(2, LEAST(GREATEST(attempts, 0), 20)), 21600))
          WHERE id = $1 AND geocode_status = 'llm_needed'",
     )
-    .bind(row.id)
+    .bind(lease.id())
     .bind(error)
-    .execute(pool)
+    .execute(conn)
     .await?;
     Ok(done.rows_affected() == 1)
 }
@@ -153,19 +157,29 @@ pub async fn mark_retry(pool: &PgPool, row: &ClaimedRow, error: &str) -> Result<
 /// `llm_needed`, not retried before `wait` from now, `attempts` unchanged (no call was
 /// made), `error` saying why.
 pub async fn postpone(
-    pool: &PgPool,
-    row: &ClaimedRow,
+    conn: impl sqlx::PgExecutor<'_>,
+    lease: &LlmLease,
     wait: Duration,
     error: &str,
-) -> Result<bool, sqlx::Error> {
+) -> Result<bool> {
     let done = sqlx::query(
         "UPDATE band_locations SET error = $2, next_attempt_at = now() + make_interval(secs => $3)
          WHERE id = $1 AND geocode_status = 'llm_needed'",
     )
-    .bind(row.id)
+    .bind(lease.id())
     .bind(error)
     .bind(wait.as_secs_f64())
-    .execute(pool)
+    .execute(conn)
     .await?;
     Ok(done.rows_affected() == 1)
+}
+
+/// Rows waiting for the LLM worker now (`llm_needed`, due), for its heartbeat.
+pub async fn due_count(conn: impl sqlx::PgExecutor<'_>) -> Result<i64> {
+    Ok(sqlx::query_scalar(
+        "SELECT count(*) FROM band_locations
+         WHERE geocode_status = 'llm_needed' AND next_attempt_at <= now()",
+    )
+    .fetch_one(conn)
+    .await?)
 }

@@ -1,0 +1,57 @@
+//! Upkeep of the geocoder's queue, outside any claim: the self-repair of rows stuck in
+//! `processing` (their worker died), waking rows that waited for a provider, and the
+//! queue figures of the heartbeat.
+
+use crate::Result;
+use chrono::{DateTime, Utc};
+use std::time::Duration;
+
+/// Self-repair: rows `processing` for longer than `older_than` (their worker died) go back
+/// to `pending`, due now, attempts unchanged. Returns how many.
+pub async fn repair_stuck(conn: impl sqlx::PgExecutor<'_>, older_than: Duration) -> Result<u64> {
+    Ok(sqlx::query(
+        "UPDATE band_locations SET geocode_status = 'pending', claimed_at = NULL,
+             next_attempt_at = now()
+         WHERE geocode_status = 'processing'
+           AND (claimed_at IS NULL OR claimed_at < now() - make_interval(secs => $1))",
+    )
+    .bind(older_than.as_secs_f64())
+    .execute(conn)
+    .await?
+    .rows_affected())
+}
+
+/// Queue figures for the heartbeat's progress check.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct Progress {
+    /// Rows `pending` (due or waiting for their backoff).
+    pub pending: i64,
+    /// Last change of a row that left the queue (`done`, `llm_needed`, `error`, …).
+    pub last_finished: Option<DateTime<Utc>>,
+}
+
+/// Reads [`Progress`].
+pub async fn progress(conn: impl sqlx::PgExecutor<'_>) -> Result<Progress> {
+    Ok(sqlx::query_as(
+        "SELECT count(*) FILTER (WHERE geocode_status = 'pending') AS pending,
+                max(updated_at) FILTER (WHERE geocode_status NOT IN ('pending', 'processing'))
+                    AS last_finished
+         FROM band_locations",
+    )
+    .fetch_one(conn)
+    .await?)
+}
+
+/// Makes rows that wait for a provider (their `error` starts with `prefix`) due now; used
+/// at start when a provider is configured.
+pub async fn wake_waiting(conn: impl sqlx::PgExecutor<'_>, prefix: &str) -> Result<u64> {
+    Ok(sqlx::query(
+        "UPDATE band_locations SET next_attempt_at = now(), wait_count = 0
+         WHERE geocode_status = 'pending' AND next_attempt_at > now()
+           AND starts_with(error, $1)",
+    )
+    .bind(prefix)
+    .execute(conn)
+    .await?
+    .rows_affected())
+}
