@@ -3,12 +3,14 @@
 
 use super::params;
 use super::shapes::ListPage;
+use super::vocab;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Page, Query};
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
 use bandmap_db::monitoring::{ActivityRow, LogFilter, LogLine};
+use bandmap_db::runs::{JobType, Level, RunStatus};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -39,9 +41,11 @@ pub enum ActivityItem {
         id: i64,
         /// Run type.
         #[serde(rename = "type")]
-        run_type: String,
+        #[schema(schema_with = vocab::job_type)]
+        run_type: JobType,
         /// Run status.
-        status: String,
+        #[schema(schema_with = vocab::run_status)]
+        status: RunStatus,
         /// Start (the sort key).
         started_at: DateTime<Utc>,
         /// End.
@@ -72,11 +76,11 @@ pub enum ActivityItem {
 
 impl From<ActivityRow> for ActivityItem {
     fn from(r: ActivityRow) -> Self {
-        if r.kind == "run" {
+        if let ("run", Some(run_type), Some(status)) = (r.kind.as_str(), r.run_type, r.status) {
             ActivityItem::Run {
                 id: r.id,
-                run_type: r.run_type.unwrap_or_default(),
-                status: r.status.unwrap_or_default(),
+                run_type,
+                status,
                 started_at: r.at,
                 finished_at: r.finished_at,
                 stats: r.stats.unwrap_or(Value::Null),
@@ -180,7 +184,7 @@ pub async fn logs(
         level: params::one_of(
             "level",
             q.level.as_deref(),
-            &["debug", "info", "warn", "error"],
+            &Level::names(),
         )?,
     };
     let page = Page::parse(q.limit.as_deref(), q.offset.as_deref())?;
