@@ -249,7 +249,10 @@ async fn close(
     // The closing log line is best effort: the run row matters more.
     let _ = ctl.log(level, &line).await;
     let RunCtl {
-        crawler, run, stats, ..
+        crawler,
+        run,
+        stats,
+        ..
     } = ctl;
     let run_id = run.id();
     let status = match end {

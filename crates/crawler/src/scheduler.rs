@@ -7,9 +7,9 @@
 use crate::context::Crawler;
 use crate::job::{JobKind, JobOptions, RunOutcome, execute};
 use crate::schedule::{full_crawl_due, next_daily_tick, parse_checkpoint};
+use bandmap_db::DbError;
 use bandmap_db::bands::enrich::has_due;
 use bandmap_db::checkpoints::{self, LAST_FULL_CRAWL_AT};
-use bandmap_db::DbError;
 use bandmap_db::triggers;
 use chrono::{DateTime, Duration, Utc};
 

@@ -87,7 +87,10 @@ pub async fn state(db: impl PgExecutor<'_>, run_id: i64) -> Result<Option<(RunSt
 
 /// Whether the run is still `running` (false once cleanup or recovery closed it).
 pub async fn still_running(db: impl PgExecutor<'_>, run_id: i64) -> Result<bool> {
-    Ok(matches!(state(db, run_id).await?, Some((RunStatus::Running, _))))
+    Ok(matches!(
+        state(db, run_id).await?,
+        Some((RunStatus::Running, _))
+    ))
 }
 
 /// Reads the cooperative cancel flag (rule 10).

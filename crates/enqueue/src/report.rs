@@ -1,8 +1,8 @@
 //! The counts of one scan and how they are written: the summary log line and the
 //! `crawl_run.stats` object.
 
-use serde::Serialize;
 use bandmap_db::runs::stats::ScanStats;
+use serde::Serialize;
 
 /// What one scan did. `created` counts every row created, `country_only` the part of them
 /// resolved at once with a country centroid.

@@ -219,7 +219,10 @@ fn merge_skips(
 }
 
 /// One log line per skip reason, with the count and the first band ids.
-async fn log_skips(run: &Run, skipped: &BTreeMap<SkipReason, Vec<i64>>) -> Result<(), EnqueueError> {
+async fn log_skips(
+    run: &Run,
+    skipped: &BTreeMap<SkipReason, Vec<i64>>,
+) -> Result<(), EnqueueError> {
     let run_id = run.id();
     for (reason, ids) in skipped {
         let sample: Vec<String> = ids.iter().take(SKIP_SAMPLE).map(i64::to_string).collect();

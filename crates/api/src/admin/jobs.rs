@@ -125,8 +125,7 @@ pub async fn list_triggers(
         .and_then(TriggerStatus::parse);
     let page = Page::parse(q.limit.as_deref(), q.offset.as_deref())?;
     let (rows, total) =
-        bandmap_db::monitoring::triggers(&state.pool, status, page.limit, page.offset)
-            .await?;
+        bandmap_db::monitoring::triggers(&state.pool, status, page.limit, page.offset).await?;
     Ok(axum::Json(ListPage::from_rows(rows, total, page)))
 }
 

@@ -38,7 +38,8 @@ pub async fn cleanup_stuck<'c>(
     reason: &str,
 ) -> Result<u64> {
     let mut tx = db.begin().await?;
-    let closed = close_interrupted(&mut tx, JobType::ALL, Scope::StartedOver30MinAgo, reason).await?;
+    let closed =
+        close_interrupted(&mut tx, JobType::ALL, Scope::StartedOver30MinAgo, reason).await?;
     let orphaned = crate::triggers::close_runless(&mut *tx, reason).await?;
     if orphaned > 0 {
         tracing::warn!(

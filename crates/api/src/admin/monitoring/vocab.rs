@@ -49,7 +49,10 @@ mod tests {
     fn job_type_schema_lists_the_enum_and_its_services() {
         let schema = serde_json::to_value(job_type()).unwrap();
         assert_eq!(schema["enum"], json!(JobType::names()));
-        assert_eq!(schema[JOB_SERVICES_EXTENSION]["geocoder_enqueue"], "enqueue");
+        assert_eq!(
+            schema[JOB_SERVICES_EXTENSION]["geocoder_enqueue"],
+            "enqueue"
+        );
         assert_eq!(schema[JOB_SERVICES_EXTENSION]["full_crawl"], "crawler");
     }
 }
