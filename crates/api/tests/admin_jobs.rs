@@ -304,3 +304,23 @@ async fn cleanup_closes_only_runs_older_than_30_minutes() {
     assert_eq!(audit[0].2.as_ref().unwrap()["closed"], 1);
     assert_needs_session(&app, Method::POST, "/admin/api/crawl-runs/cleanup").await;
 }
+
+#[tokio::test]
+async fn the_openapi_document_lists_the_job_types_and_their_services() {
+    let app = spawn_app().await;
+    let doc = app.openapi().await;
+    let job_type = &doc["components"]["schemas"]["NewTrigger"]["properties"]["job_type"];
+    assert_eq!(job_type["enum"], json!(JobType::names()), "{job_type}");
+    for t in JobType::ALL {
+        assert_eq!(
+            job_type["x-job-services"][t.as_str()],
+            t.service().as_str(),
+            "{job_type}"
+        );
+    }
+    let trigger = &doc["components"]["schemas"]["TriggerItem"]["properties"]["status"];
+    assert_eq!(
+        trigger["enum"],
+        json!(bandmap_db::runs::TriggerStatus::names())
+    );
+}

@@ -143,7 +143,7 @@ pub struct TriggerCancelled {
 #[utoipa::path(post, path = "/job-triggers/{id}/cancel", tag = "admin-jobs",
     params(("id" = i64, Path, description = "trigger id")), security(("session" = [])),
     responses(
-        (status = 200, description = "cancelled", body = TriggerCancelled),
+        (status = 200, description = "the request is cancelled", body = TriggerCancelled),
         (status = 400, description = "invalid id", body = ErrorBody),
         (status = 401, description = "no session", body = ErrorBody),
         (status = 404, description = "unknown id", body = ErrorBody),
