@@ -63,7 +63,7 @@ pub enum TickOutcome {
         /// The trigger that asked for it (None: automatic).
         trigger: Option<i64>,
         /// Its run.
-        run: RunOutcome,
+        run: Box<RunOutcome>,
     },
     /// Nothing to do.
     Idle,
@@ -103,7 +103,7 @@ pub async fn run_once(
             return Ok(TickOutcome::Ran {
                 kind: JobKind::FullCrawl,
                 trigger: None,
-                run,
+                run: Box::new(run),
             });
         }
         state.full_check_due = false;
@@ -116,7 +116,7 @@ pub async fn run_once(
         return Ok(TickOutcome::Ran {
             kind: JobKind::Incremental,
             trigger: None,
-            run,
+            run: Box::new(run),
         });
     }
     if now >= state.next_auto_enrich_at && has_due(pool).await? {
@@ -130,7 +130,7 @@ pub async fn run_once(
         return Ok(TickOutcome::Ran {
             kind: JobKind::Enrich,
             trigger: None,
-            run,
+            run: Box::new(run),
         });
     }
     Ok(TickOutcome::Idle)
@@ -152,7 +152,7 @@ async fn run_trigger(crawler: &Crawler, t: triggers::Claimed) -> Result<TickOutc
         Ok(run) => Ok(TickOutcome::Ran {
             kind,
             trigger: Some(t.id),
-            run,
+            run: Box::new(run),
         }),
         Err(e) => {
             let message = format!("{} not run: {e}", kind.job_type());

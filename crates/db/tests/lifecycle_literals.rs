@@ -43,9 +43,9 @@ fn offenders(text: &str) -> Vec<String> {
     code.lines()
         .filter(|l| !l.trim_start().starts_with("//"))
         .filter(|l| {
-            WORDS.iter().any(|w| {
-                l.contains(&format!("\"{w}\"")) || l.contains(&format!("'{w}'"))
-            })
+            WORDS
+                .iter()
+                .any(|w| l.contains(&format!("\"{w}\"")) || l.contains(&format!("'{w}'")))
         })
         .map(|l| l.trim().to_owned())
         .collect()
@@ -70,7 +70,11 @@ fn no_run_or_trigger_literal_outside_the_db_crate() {
             }
         }
     }
-    assert!(found.is_empty(), "spell these through bandmap_db::runs:\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "spell these through bandmap_db::runs:\n{}",
+        found.join("\n")
+    );
 }
 
 #[test]
