@@ -130,7 +130,7 @@ pub struct LogsQuery {
     #[param(value_type = Option<i64>)]
     min_id: Option<String>,
     /// `debug`, `info`, `warn` or `error`.
-    #[param(value_type = Option<String>, pattern = "^(debug|info|warn|error)$")]
+    #[param(schema_with = vocab::log_level)]
     level: Option<String>,
     /// Page size (default 50, max 500).
     #[param(value_type = Option<i64>, minimum = 0)]

@@ -2,7 +2,7 @@
 //! `bandmap_db::runs` (the database crate does not depend on utoipa), so the document and
 //! the front end that reads it never hold a copy of the lists.
 
-use bandmap_db::runs::{JobType, RunStatus, TriggerStatus};
+use bandmap_db::runs::{JobType, Level, RunStatus, TriggerStatus};
 use utoipa::openapi::extensions::ExtensionsBuilder;
 use utoipa::openapi::{Object, ObjectBuilder, Type};
 
@@ -38,6 +38,11 @@ pub fn run_status() -> Object {
 /// A `job_triggers.status`.
 pub fn trigger_status() -> Object {
     text_enum(TriggerStatus::names(), "A trigger status.").build()
+}
+
+/// A `crawl_log.level`.
+pub fn log_level() -> Object {
+    text_enum(Level::names(), "A log level.").build()
 }
 
 #[cfg(test)]
