@@ -186,6 +186,14 @@ function clusters(q) {
   return { type: 'FeatureCollection', features };
 }
 
+// The job types of the real server's OpenAPI document (schema of the job request body).
+const MOCK_JOB_SERVICES = { incremental: 'crawler', enrich: 'crawler', full_crawl: 'crawler', geocoder_enqueue: 'enqueue' };
+
+function openapi() {
+  const jobType = { type: 'string', enum: Object.keys(MOCK_JOB_SERVICES), 'x-job-services': MOCK_JOB_SERVICES };
+  return { openapi: '3.1.0', paths: {}, components: { schemas: { NewTrigger: { type: 'object', required: ['job_type'], properties: { job_type: jobType } } } } };
+}
+
 function health() {
   const now = Date.now();
   const rows = [
@@ -221,6 +229,7 @@ async function handleApi(req, res, url) {
       .map((l) => ({ step_order: l.step_order, step_label: l.step_label, location_raw: l.location_raw, lat: l.lat, lon: l.lon }));
     return send(res, 200, { ma_id: b.ma_id, name: b.name, genre: b.genre, country: b.country, status: b.status, formed_year: b.formed_year, url: b.url, steps });
   }
+  if (p === '/api/openapi.json' && m === 'GET') return send(res, 200, openapi());
   if (p === '/api/search' && m === 'GET') {
     const s = q.get('q') || '';
     const items = s ? state.bands.filter((b) => has(b.name, s)).slice(0, 20).map((b) => ({ ma_id: b.ma_id, name: b.name, country: b.country, genre: b.genre, lat: b.lat, lon: b.lon })) : [];
@@ -271,7 +280,7 @@ async function handleApi(req, res, url) {
     }
     case 'GET /admin/api/queue': return send(res, 200, { total: 17, by_priority: { enrich_pending: 5, updated_since_crawl: 2, never_enriched: 10 }, next: state.bands.slice(0, 5).map((b) => ({ ma_id: b.ma_id, name: b.name })) });
     case 'POST /admin/api/job-triggers': {
-      if (!['enrich', 'incremental', 'full_crawl', 'geocoder_enqueue'].includes(body.job_type)) return err(res, 400, 'bad_request', 'bad job_type');
+      if (!Object.keys(MOCK_JOB_SERVICES).includes(body.job_type)) return err(res, 400, 'bad_request', 'bad job_type');
       const j = { id: state.nextJobId++, job_type: body.job_type, status: 'pending', created_at: new Date().toISOString() };
       state.jobs.push(j);
       return send(res, 201, { id: j.id });

@@ -5,7 +5,7 @@
 mod admin_common;
 
 use admin_common::*;
-use bandmap_db::runs::{self, RunType};
+use bandmap_db::runs::{self, JobType, Run, RunStatus};
 use bandmap_test_support::spawn_app;
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -109,10 +109,10 @@ async fn job_triggers_create_list_and_validate() {
 async fn cancelling_a_trigger() {
     let app = spawn_app().await;
     let pool = &app.state.pool;
-    let pending = bandmap_db::jobs::create(pool, "enrich", None)
+    let pending = bandmap_db::triggers::create(pool, JobType::Enrich, None)
         .await
         .unwrap();
-    let claimed = bandmap_db::jobs::create(pool, "incremental", None)
+    let claimed = bandmap_db::triggers::create(pool, JobType::Incremental, None)
         .await
         .unwrap();
     sqlx::query("UPDATE job_triggers SET status = 'claimed' WHERE id = $1")
@@ -191,9 +191,14 @@ async fn cancelling_a_trigger() {
 async fn cancelling_a_run_only_raises_the_flag() {
     let app = spawn_app().await;
     let pool = &app.state.pool;
-    let run = runs::start(pool, RunType::FullCrawl, None).await.unwrap();
-    let done = runs::start(pool, RunType::Enrich, None).await.unwrap();
-    runs::finish(pool, done, runs::RunEnd::Success, &json!({}), None)
+    let run = Run::start(pool, JobType::FullCrawl, None, None)
+        .await
+        .unwrap()
+        .id();
+    let done_run = Run::start(pool, JobType::Enrich, None, None).await.unwrap();
+    let done = done_run.id();
+    done_run
+        .finish(RunStatus::Success, &json!({}), None)
         .await
         .unwrap();
     let cookie = app.login().await;
@@ -263,8 +268,14 @@ async fn cancelling_a_run_only_raises_the_flag() {
 async fn cleanup_closes_only_runs_older_than_30_minutes() {
     let app = spawn_app().await;
     let pool = &app.state.pool;
-    let stuck = runs::start(pool, RunType::Incremental, None).await.unwrap();
-    let recent = runs::start(pool, RunType::Enrich, None).await.unwrap();
+    let stuck = Run::start(pool, JobType::Incremental, None, None)
+        .await
+        .unwrap()
+        .id();
+    let recent = Run::start(pool, JobType::Enrich, None, None)
+        .await
+        .unwrap()
+        .id();
     sqlx::query("UPDATE crawl_run SET started_at = now() - interval '31 minutes' WHERE id = $1")
         .bind(stuck)
         .execute(pool)
@@ -292,4 +303,24 @@ async fn cleanup_closes_only_runs_older_than_30_minutes() {
     let audit = audit_rows(pool, "crawl_runs.cleanup").await;
     assert_eq!(audit[0].2.as_ref().unwrap()["closed"], 1);
     assert_needs_session(&app, Method::POST, "/admin/api/crawl-runs/cleanup").await;
+}
+
+#[tokio::test]
+async fn the_openapi_document_lists_the_job_types_and_their_services() {
+    let app = spawn_app().await;
+    let doc = app.openapi().await;
+    let job_type = &doc["components"]["schemas"]["NewTrigger"]["properties"]["job_type"];
+    assert_eq!(job_type["enum"], json!(JobType::names()), "{job_type}");
+    for t in JobType::ALL {
+        assert_eq!(
+            job_type["x-job-services"][t.as_str()],
+            t.service().as_str(),
+            "{job_type}"
+        );
+    }
+    let trigger = &doc["components"]["schemas"]["TriggerItem"]["properties"]["status"];
+    assert_eq!(
+        trigger["enum"],
+        json!(bandmap_db::runs::TriggerStatus::names())
+    );
 }

@@ -4,7 +4,7 @@
 mod admin_common;
 
 use admin_common::*;
-use bandmap_db::runs::{self, Level, RunType};
+use bandmap_db::runs::{self, JobType, Level, Run, RunStatus};
 use bandmap_test_support::spawn_app;
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -13,7 +13,10 @@ use serde_json::{Value, json};
 async fn activity_merges_runs_and_admin_actions_newest_first() {
     let app = spawn_app().await;
     let pool = &app.state.pool;
-    let old_run = runs::start(pool, RunType::Incremental, None).await.unwrap();
+    let old_run = Run::start(pool, JobType::Incremental, None, None)
+        .await
+        .unwrap()
+        .id();
     sqlx::query("UPDATE crawl_run SET started_at = now() - interval '2 hours' WHERE id = $1")
         .bind(old_run)
         .execute(pool)
@@ -26,9 +29,10 @@ async fn activity_merges_runs_and_admin_actions_newest_first() {
     .execute(pool)
     .await
     .unwrap();
-    let new_run = runs::start(pool, RunType::GeocoderEnqueue, None)
+    let new_run = Run::start(pool, JobType::GeocoderEnqueue, None, None)
         .await
-        .unwrap();
+        .unwrap()
+        .id();
     let cookie = app.login().await;
 
     let all = get_ok(&app, &cookie, "/admin/api/activity").await;
@@ -90,7 +94,10 @@ async fn activity_merges_runs_and_admin_actions_newest_first() {
 async fn logs_filter_and_stream_with_min_id() {
     let app = spawn_app().await;
     let pool = &app.state.pool;
-    let run = runs::start(pool, RunType::Enrich, None).await.unwrap();
+    let run = Run::start(pool, JobType::Enrich, None, None)
+        .await
+        .unwrap()
+        .id();
     let a = runs::log(pool, Some(run), Level::Info, "one")
         .await
         .unwrap();
@@ -189,12 +196,16 @@ async fn live_aggregates_runs_geocoder_jobs_queue_and_services() {
     band(pool, 1, "Satyricon").await;
     location(pool, 1, 0, "Oslo", "done", Some((59.9, 10.7))).await;
     location(pool, 1, 1, "Bergen", "pending", None).await;
-    let running = runs::start(pool, RunType::FullCrawl, None).await.unwrap();
-    let finished = runs::start(pool, RunType::Enrich, None).await.unwrap();
-    runs::finish(pool, finished, runs::RunEnd::Success, &json!({}), None)
+    let running = Run::start(pool, JobType::FullCrawl, None, None)
+        .await
+        .unwrap()
+        .id();
+    let finished = Run::start(pool, JobType::Enrich, None, None).await.unwrap();
+    finished
+        .finish(RunStatus::Success, &json!({}), None)
         .await
         .unwrap();
-    let job = bandmap_db::jobs::create(pool, "enrich", Some("admin"))
+    let job = bandmap_db::triggers::create(pool, JobType::Enrich, Some("admin"))
         .await
         .unwrap();
     sqlx::query("INSERT INTO service_health (service, state) VALUES ('llm', 'ok')")

@@ -158,7 +158,7 @@ async fn main() {
         "  whole run: {} requests for {} countries, {} bands, {:.2} s without delays",
         c.client().stats().requests,
         countries.len(),
-        run.stats["bands_seen"],
+        run.stats.json()["bands_seen"],
         elapsed.as_secs_f64()
     );
 
@@ -180,15 +180,15 @@ async fn main() {
     report(
         "full crawl (demo, all countries)",
         r0,
-        run.stats["bands_seen"].as_u64().unwrap(),
+        run.stats.json()["bands_seen"].as_u64().unwrap(),
         1.0 / 500.0,
     );
     let run = execute(&c, JobKind::Incremental, None, JobOptions::default())
         .await
         .unwrap();
     let r1 = c.client().stats().requests;
-    let rows = run.stats["bands_seen"].as_u64().unwrap()
-        + run.stats["non_european_skipped"].as_u64().unwrap();
+    let rows = run.stats.json()["bands_seen"].as_u64().unwrap()
+        + run.stats.json()["non_european_skipped"].as_u64().unwrap();
     report("incremental (demo, 1 month)", r1 - r0, rows, 1.0 / 200.0);
     let t0 = Instant::now();
     let run = execute(&c, JobKind::Enrich, None, JobOptions::default())
@@ -198,12 +198,12 @@ async fn main() {
     report(
         "enrichment (demo)",
         r2 - r1,
-        run.stats["enriched"].as_u64().unwrap(),
+        run.stats.json()["enriched"].as_u64().unwrap(),
         2.0,
     );
     println!(
         "  enrichment of {} bands: {:.2} s without delays",
-        run.stats["enriched"],
+        run.stats.json()["enriched"],
         t0.elapsed().as_secs_f64()
     );
 }

@@ -27,8 +27,8 @@ pub const BATCH: usize = 50;
 /// run's claims are released when it ends, however it ends.
 pub async fn run(ctl: &mut RunCtl<'_>, max_bands: Option<usize>) -> Result<Flow, JobError> {
     let outcome = run_claimed(ctl, max_bands).await;
-    if let Err(e) = release_claims(&ctl.crawler.pool, ctl.run_id).await {
-        tracing::warn!(run_id = ctl.run_id, error = %e, "enrichment claims not released (they expire)");
+    if let Err(e) = release_claims(&ctl.crawler.pool, ctl.run_id()).await {
+        tracing::warn!(run_id = ctl.run_id(), error = %e, "enrichment claims not released (they expire)");
     }
     outcome
 }
@@ -40,14 +40,14 @@ async fn run_claimed(ctl: &mut RunCtl<'_>, max_bands: Option<usize>) -> Result<F
         if left == 0 {
             break;
         }
-        let batch = claim_batch(&ctl.crawler.pool, ctl.run_id, left as i64, &tried).await?;
+        let batch = claim_batch(&ctl.crawler.pool, ctl.run_id(), left as i64, &tried).await?;
         if batch.is_empty() {
             break;
         }
         for band in batch {
             tried.push(band.ma_id);
             enrich_counted(ctl, &band).await?;
-            if ctl.get("bands_seen").is_multiple_of(10)
+            if ctl.stats.bands_seen.get().is_multiple_of(10)
                 && let Some(flow) = ctl.checkpoint().await?
             {
                 return Ok(flow);
@@ -61,15 +61,19 @@ async fn run_claimed(ctl: &mut RunCtl<'_>, max_bands: Option<usize>) -> Result<F
 }
 
 async fn enrich_counted(ctl: &mut RunCtl<'_>, band: &QueuedBand) -> Result<(), JobError> {
-    ctl.add("bands_seen", 1);
+    ctl.stats.bands_seen.add(1);
     match enrich_one(ctl, band.ma_id).await {
         Ok(changed) => {
-            ctl.add("enriched", 1);
-            ctl.add(if changed { "updated" } else { "unchanged" }, 1);
+            ctl.stats.enriched.add(1);
+            if changed {
+                ctl.stats.updated.add(1);
+            } else {
+                ctl.stats.unchanged.add(1);
+            }
         }
         Err(e) => {
             let e = e.fatal()?;
-            ctl.add("failed", 1);
+            ctl.stats.failed.add(1);
             let message = e.to_string();
             let retry = match record_failure(&ctl.crawler.pool, band.ma_id, &message).await? {
                 Some(f) => format!("attempt {}, next try after {}", f.attempts, f.next_at),

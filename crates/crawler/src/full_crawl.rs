@@ -16,7 +16,6 @@ use bandmap_db::runs::Level;
 use bandmap_location::countries::{self, Country};
 use bandmap_upstream::parse::{CountryPage, ListedBand, parse_country_page};
 use bandmap_upstream::url::COUNTRY_PAGE_SIZE;
-use serde_json::json;
 
 /// The countries a full crawl reads, in table order.
 pub fn european_countries() -> Vec<&'static Country> {
@@ -30,7 +29,7 @@ pub fn european_countries() -> Vec<&'static Country> {
 pub async fn run(ctl: &mut RunCtl<'_>) -> Result<Flow, JobError> {
     let started = ctl.crawler.clock.now();
     let list = european_countries();
-    ctl.set("countries_total", json!(list.len()));
+    ctl.stats.countries_total.set(list.len() as u64);
     let mut unreadable = Vec::new();
     for (i, country) in list.iter().enumerate() {
         if i > 0 {
@@ -39,12 +38,12 @@ pub async fn run(ctl: &mut RunCtl<'_>) -> Result<Flow, JobError> {
                 .await
                 .map_err(|_| JobError::Shutdown)?;
         }
-        ctl.set("country_index", json!(i + 1));
-        ctl.set("country_code", json!(country.code));
+        ctl.stats.country_index.set(i as u64 + 1);
+        ctl.stats.country_code = Some(country.code.to_string());
         match crawl_country(ctl, country).await? {
             CountryEnd::Stop(flow) => return Ok(flow),
             CountryEnd::Unreadable(msg) => {
-                ctl.add("failed", 1);
+                ctl.stats.failed.add(1);
                 ctl.log(
                     Level::Error,
                     &format!("country {}: failed=1 {msg}", country.code),
@@ -53,7 +52,7 @@ pub async fn run(ctl: &mut RunCtl<'_>) -> Result<Flow, JobError> {
                 unreadable.push(country.code);
             }
             CountryEnd::Done(n) => {
-                ctl.add("countries_done", 1);
+                ctl.stats.countries_done.add(1);
                 ctl.log(
                     Level::Info,
                     &format!(
@@ -98,8 +97,8 @@ async fn crawl_country(ctl: &mut RunCtl<'_>, country: &Country) -> Result<Countr
             Ok(p) => p,
             Err(e) => return Ok(CountryEnd::Unreadable(e.fatal()?.to_string())),
         };
-        ctl.add("pages", 1);
-        ctl.add("rows_skipped", page.skipped as u64);
+        ctl.stats.pages.add(1);
+        ctl.stats.rows_skipped.add(page.skipped as u64);
         let inputs: Vec<BandInput> = page.rows.iter().map(|r| input(r, country)).collect();
         seen += inputs.len() as u64;
         if let Some(flow) = upsert_in_chunks(ctl, &inputs).await? {

@@ -3,6 +3,7 @@
 //! job less than 12 hours old.
 
 use crate::context::Crawler;
+use crate::job::JobKind;
 use bandmap_health::{Check, database_check};
 use bandmap_upstream::UpstreamClient;
 use serde_json::json;
@@ -35,9 +36,10 @@ fn last_run_check(pool: PgPool) -> Check {
         let row: Option<(i64, String, f64)> = sqlx::query_as(
             "SELECT id, status, EXTRACT(EPOCH FROM now() - finished_at)::float8 / 3600
              FROM crawl_run
-             WHERE type IN ('incremental', 'enrich', 'full_crawl') AND finished_at IS NOT NULL
+             WHERE type = ANY($1) AND finished_at IS NOT NULL
              ORDER BY finished_at DESC LIMIT 1",
         )
+        .bind(JobKind::trigger_types())
         .fetch_optional(&pool)
         .await
         .map_err(|e| format!("database: {e}"))?;

@@ -23,7 +23,6 @@ use bandmap_upstream::ChangeKind;
 use bandmap_upstream::parse::{ChangedBand, parse_change_page};
 use bandmap_upstream::url::CHANGES_PAGE_SIZE;
 use chrono::{DateTime, Duration, Utc};
-use serde_json::json;
 
 /// Runs the incremental crawl.
 pub async fn run(ctl: &mut RunCtl<'_>) -> Result<Flow, JobError> {
@@ -38,7 +37,7 @@ pub async fn run(ctl: &mut RunCtl<'_>) -> Result<Flow, JobError> {
         .iter()
         .map(|(y, m)| format!("{y:04}-{m:02}"))
         .collect();
-    ctl.set("months", json!(names));
+    ctl.stats.months = Some(names.clone());
     ctl.log(
         Level::Info,
         &format!(
@@ -78,11 +77,11 @@ async fn crawl_list(
             Ok(p) => p,
             Err(e) => return Err(JobError::Listing(e.fatal()?.to_string())),
         };
-        ctl.add("pages", 1);
-        ctl.add("rows_skipped", page.skipped as u64);
+        ctl.stats.pages.add(1);
+        ctl.stats.rows_skipped.add(page.skipped as u64);
         let (keep, dropped): (Vec<&ChangedBand>, Vec<&ChangedBand>) =
             page.rows.iter().partition(|r| is_european(r));
-        ctl.add("non_european_skipped", dropped.len() as u64);
+        ctl.stats.non_european_skipped.add(dropped.len() as u64);
         let inputs: Vec<BandInput> = keep.iter().map(|r| input(r)).collect();
         if let Some(flow) = upsert_in_chunks(ctl, &inputs).await? {
             return Ok(Some(flow));
@@ -148,7 +147,7 @@ async fn record_times(
                 })
                 .collect();
             let raised = record_modified(pool, &seen).await?;
-            ctl.add("enrich_pending_raised", raised);
+            ctl.stats.enrich_pending_raised.add(raised);
         }
     }
     Ok(())

@@ -7,13 +7,14 @@
 
 use crate::context::Crawler;
 use crate::error::JobError;
-use bandmap_db::runs::{self, Level, RunEnd, RunType};
-use bandmap_db::{DbError, jobs};
+use bandmap_db::DbError;
+use bandmap_db::runs::stats::CrawlStats;
+use bandmap_db::runs::{JobService, JobType, Level, Run, RunStatus, Stop};
+use bandmap_db::triggers;
 use futures::FutureExt;
-use serde_json::{Map, Value, json};
 use std::panic::AssertUnwindSafe;
 
-/// The crawler's job kinds.
+/// The crawler's job kinds: the [`JobType`]s run by [`JobService::Crawler`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JobKind {
     /// Recently added/modified lists since the checkpoint.
@@ -25,26 +26,28 @@ pub enum JobKind {
 }
 
 impl JobKind {
-    /// `job_triggers.job_type` values the crawler claims (rule 9).
-    pub const TRIGGER_TYPES: [&'static str; 3] = ["enrich", "incremental", "full_crawl"];
-
-    /// The run type.
-    pub fn run_type(self) -> RunType {
+    /// The job type (`crawl_run.type`, `job_triggers.job_type`).
+    pub fn job_type(self) -> JobType {
         match self {
-            Self::Incremental => RunType::Incremental,
-            Self::Enrich => RunType::Enrich,
-            Self::FullCrawl => RunType::FullCrawl,
+            Self::Incremental => JobType::Incremental,
+            Self::Enrich => JobType::Enrich,
+            Self::FullCrawl => JobType::FullCrawl,
         }
     }
 
-    /// From a trigger's `job_type`.
-    pub fn parse(job_type: &str) -> Option<Self> {
+    /// The crawler's kind of a job type; None for a job another service runs.
+    pub fn from_job_type(job_type: JobType) -> Option<Self> {
         match job_type {
-            "incremental" => Some(Self::Incremental),
-            "enrich" => Some(Self::Enrich),
-            "full_crawl" => Some(Self::FullCrawl),
-            _ => None,
+            JobType::Incremental => Some(Self::Incremental),
+            JobType::Enrich => Some(Self::Enrich),
+            JobType::FullCrawl => Some(Self::FullCrawl),
+            JobType::GeocoderEnqueue => None,
         }
+    }
+
+    /// The trigger types the crawler claims (rule 9).
+    pub fn trigger_types() -> Vec<JobType> {
+        JobType::run_by(JobService::Crawler)
     }
 }
 
@@ -59,16 +62,26 @@ pub enum Flow {
     Closed,
 }
 
+impl From<Stop> for Flow {
+    fn from(stop: Stop) -> Self {
+        match stop {
+            Stop::CancelRequested => Flow::Cancelled,
+            Stop::ClosedElsewhere => Flow::Closed,
+        }
+    }
+}
+
 /// Final state of a run as the crawler saw it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunOutcome {
     /// `crawl_run.id`.
     pub run_id: i64,
-    /// `success`, `error`, `cancelled`, `interrupted` (shutdown), or `closed` when someone
-    /// else closed it.
-    pub status: &'static str,
+    /// The status the run ended with: the job's own (`success`, `error`, `cancelled`,
+    /// `interrupted` at shutdown), or, when someone else closed the run under the job, the
+    /// status they closed it with.
+    pub status: RunStatus,
     /// Final statistics.
-    pub stats: Value,
+    pub stats: CrawlStats,
     /// Error text, when it failed.
     pub error: Option<String>,
 }
@@ -76,35 +89,26 @@ pub struct RunOutcome {
 /// A running job's handle on its run: statistics, log, batch checkpoints.
 pub struct RunCtl<'a> {
     pub(crate) crawler: &'a Crawler,
-    pub(crate) run_id: i64,
-    stats: Map<String, Value>,
+    run: Run,
+    /// The statistics published at each checkpoint and at the end.
+    pub(crate) stats: CrawlStats,
     batches: u64,
 }
 
 impl<'a> RunCtl<'a> {
-    /// Adds `n` to a counter of the statistics.
-    pub(crate) fn add(&mut self, key: &str, n: u64) {
-        let cur = self.stats.get(key).and_then(Value::as_u64).unwrap_or(0);
-        self.stats.insert(key.to_string(), json!(cur + n));
-    }
-
-    /// Sets a statistic.
-    pub(crate) fn set(&mut self, key: &str, v: Value) {
-        self.stats.insert(key.to_string(), v);
-    }
-
-    /// A counter's value.
-    pub(crate) fn get(&self, key: &str) -> u64 {
-        self.stats.get(key).and_then(Value::as_u64).unwrap_or(0)
+    /// `crawl_run.id`.
+    pub(crate) fn run_id(&self) -> i64 {
+        self.run.id()
     }
 
     /// Appends a log line to the run (and to tracing).
     pub(crate) async fn log(&self, level: Level, message: &str) -> Result<(), JobError> {
+        let run_id = self.run.id();
         match level {
-            Level::Error | Level::Warn => tracing::warn!(run_id = self.run_id, "{message}"),
-            _ => tracing::info!(run_id = self.run_id, "{message}"),
+            Level::Error | Level::Warn => tracing::warn!(run_id, "{message}"),
+            _ => tracing::info!(run_id, "{message}"),
         }
-        runs::log(&self.crawler.pool, Some(self.run_id), level, message).await?;
+        self.run.log(level, message).await?;
         Ok(())
     }
 
@@ -113,35 +117,15 @@ impl<'a> RunCtl<'a> {
     pub(crate) async fn checkpoint(&mut self) -> Result<Option<Flow>, JobError> {
         self.batches += 1;
         let requests = self.crawler.client.stats().requests;
-        self.set("client_requests", json!(requests));
-        runs::write_stats(&self.crawler.pool, self.run_id, &self.stats_value()).await?;
+        self.stats.client_requests.set(requests);
+        self.run.write_stats(&self.stats).await?;
         if let Some(hook) = &self.crawler.hook {
-            hook(self.run_id, self.batches).await;
+            hook(self.run.id(), self.batches).await;
         }
         if self.crawler.shutdown.is_cancelled() {
             return Err(JobError::Shutdown);
         }
-        if !runs::still_running(&self.crawler.pool, self.run_id).await? {
-            return Ok(Some(Flow::Closed));
-        }
-        if runs::cancel_requested(&self.crawler.pool, self.run_id).await? {
-            return Ok(Some(Flow::Cancelled));
-        }
-        Ok(None)
-    }
-
-    fn stats_value(&self) -> Value {
-        Value::Object(self.stats.clone())
-    }
-
-    /// The `k=v` summary of the counters, for the last log line.
-    fn summary(&self) -> String {
-        self.stats
-            .iter()
-            .filter(|(_, v)| v.is_u64())
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join(" ")
+        Ok(self.run.check().await?.map(Flow::from))
     }
 }
 
@@ -161,18 +145,14 @@ pub async fn execute(
     opts: JobOptions,
 ) -> Result<RunOutcome, DbError> {
     let owner = crawler.owner().await?;
-    let run_id =
-        runs::start_owned(&crawler.pool, kind.run_type(), trigger_id, owner.as_ref()).await?;
-    if let Some(t) = trigger_id {
-        jobs::attach_run(&crawler.pool, t, run_id).await?;
-    }
+    let run = Run::start(&crawler.pool, kind.job_type(), trigger_id, owner.as_ref()).await?;
     let mut ctl = RunCtl {
         crawler,
-        run_id,
-        stats: Map::new(),
+        run,
+        stats: CrawlStats::default(),
         batches: 0,
     };
-    ctl.add("failed", 0);
+    ctl.stats.failed.add(0);
     let origin = match trigger_id {
         Some(t) => format!("trigger {t}"),
         None => "schedule".to_string(),
@@ -180,14 +160,14 @@ pub async fn execute(
     let _ = ctl
         .log(
             Level::Info,
-            &format!("{} started ({origin})", kind.run_type()),
+            &format!("{} started ({origin})", kind.job_type()),
         )
         .await;
     let body = AssertUnwindSafe(run_body(&mut ctl, kind, opts))
         .catch_unwind()
         .await;
     let result = body.unwrap_or_else(|panic| Err(JobError::Panicked(panic_text(&panic))));
-    close(&mut ctl, kind, result).await
+    close(ctl, kind, result).await
 }
 
 async fn run_body(ctl: &mut RunCtl<'_>, kind: JobKind, opts: JobOptions) -> Result<Flow, JobError> {
@@ -210,67 +190,78 @@ fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
 /// Bands inserted or changed by a run need `band_locations` rows: hand the work to the
 /// enqueue daemon through a `geocoder_enqueue` trigger (one pending at a time) rather than
 /// waiting for its hourly scan. Best effort: the daemon's own scan is the safety net.
-async fn request_enqueue_if_changed(ctl: &RunCtl<'_>, stats: &serde_json::Value) {
-    let count = |k: &str| {
-        stats
-            .get(k)
-            .and_then(serde_json::Value::as_u64)
-            .unwrap_or(0)
-    };
-    if count("inserted") + count("updated") == 0 {
+async fn request_enqueue_if_changed(crawler: &Crawler, stats: &CrawlStats) {
+    if stats.inserted.get() + stats.updated.get() == 0 {
         return;
     }
-    match bandmap_db::jobs::request_once(&ctl.crawler.pool, "geocoder_enqueue", "crawler").await {
+    match triggers::request_once(&crawler.pool, JobType::GeocoderEnqueue, "crawler").await {
         Ok(Some(id)) => tracing::info!(trigger = id, "requested an enqueue scan"),
         Ok(None) => {}
         Err(e) => tracing::warn!(error = %e, "could not request an enqueue scan"),
     }
 }
 
+/// The final status, error text and closing log line of a job body's result.
+fn ending(
+    kind: JobKind,
+    result: &Result<Flow, JobError>,
+    summary: &str,
+) -> (Option<RunStatus>, Option<String>, Level, String) {
+    match result {
+        Ok(Flow::Done) => (
+            Some(RunStatus::Success),
+            None,
+            Level::Info,
+            format!("{} finished: {summary}", kind.job_type()),
+        ),
+        Ok(Flow::Cancelled) => (
+            Some(RunStatus::Cancelled),
+            None,
+            Level::Warn,
+            format!("cancelled at the admin's request: {summary}"),
+        ),
+        Ok(Flow::Closed) => (
+            None,
+            None,
+            Level::Warn,
+            format!("run closed by someone else; stopping: {summary}"),
+        ),
+        // Not `cancelled`: that is the admin's cancel (CONTRACT §3), and it would mark the
+        // trigger done although the job did not do its work.
+        Err(e) => {
+            let status = match e {
+                JobError::Shutdown => RunStatus::Interrupted,
+                _ => RunStatus::Error,
+            };
+            let e = e.to_string();
+            let line = format!("{e}: {summary}");
+            (Some(status), Some(e), Level::Error, line)
+        }
+    }
+}
+
 async fn close(
-    ctl: &mut RunCtl<'_>,
+    ctl: RunCtl<'_>,
     kind: JobKind,
     result: Result<Flow, JobError>,
 ) -> Result<RunOutcome, DbError> {
-    let pool = &ctl.crawler.pool;
-    let (status, end, error) = match &result {
-        Ok(Flow::Done) => ("success", Some(RunEnd::Success), None),
-        Ok(Flow::Cancelled) => ("cancelled", Some(RunEnd::Cancelled), None),
-        Ok(Flow::Closed) => ("closed", None, None),
-        // Not `cancelled`: that is the admin's cancel (CONTRACT §3), and it would mark the
-        // trigger done although the job did not do its work.
-        Err(JobError::Shutdown) => (
-            "interrupted",
-            Some(RunEnd::Interrupted),
-            Some(JobError::Shutdown.to_string()),
-        ),
-        Err(e) => ("error", Some(RunEnd::Error), Some(e.to_string())),
-    };
-    let (level, line) = match (&result, &error) {
-        (Ok(Flow::Done), _) => (
-            Level::Info,
-            format!("{} finished: {}", kind.run_type(), ctl.summary()),
-        ),
-        (Ok(Flow::Cancelled), _) => (
-            Level::Warn,
-            format!("cancelled at the admin's request: {}", ctl.summary()),
-        ),
-        (Ok(Flow::Closed), _) => (
-            Level::Warn,
-            format!("run closed by someone else; stopping: {}", ctl.summary()),
-        ),
-        (_, Some(e)) => (Level::Error, format!("{e}: {}", ctl.summary())),
-        (_, None) => (Level::Error, ctl.summary()),
-    };
+    let (end, error, level, line) = ending(kind, &result, &ctl.stats.summary());
     // The closing log line is best effort: the run row matters more.
     let _ = ctl.log(level, &line).await;
-    let stats = ctl.stats_value();
-    if let Some(end) = end {
-        runs::finish(pool, ctl.run_id, end, &stats, error.as_deref()).await?;
-    }
-    request_enqueue_if_changed(ctl, &stats).await;
+    let RunCtl {
+        crawler,
+        run,
+        stats,
+        ..
+    } = ctl;
+    let run_id = run.id();
+    let status = match end {
+        Some(end) => run.finish(end, &stats, error.as_deref()).await?,
+        None => run.abandon().await?,
+    };
+    request_enqueue_if_changed(crawler, &stats).await;
     Ok(RunOutcome {
-        run_id: ctl.run_id,
+        run_id,
         status,
         stats,
         error,

@@ -22,7 +22,7 @@ pub use job::{JobKind, JobOptions, RunOutcome, execute};
 pub use scheduler::{ScheduleState, TickOutcome, run_once};
 
 use bandmap_config::Config;
-use bandmap_db::runs::{self, RunType};
+use bandmap_db::runs;
 use bandmap_health::Shutdown;
 use futures::FutureExt;
 use sqlx::PgPool;
@@ -40,7 +40,7 @@ pub async fn startup(crawler: &Crawler) -> Result<u64, bandmap_db::DbError> {
     crawler.owner().await?;
     let n = runs::recover_orphaned(
         &crawler.pool,
-        &[RunType::Incremental, RunType::Enrich, RunType::FullCrawl],
+        &JobKind::trigger_types(),
         "crawler restarted: run left running by a stopped instance",
     )
     .await?;

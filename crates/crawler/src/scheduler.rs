@@ -7,15 +7,14 @@
 use crate::context::Crawler;
 use crate::job::{JobKind, JobOptions, RunOutcome, execute};
 use crate::schedule::{full_crawl_due, next_daily_tick, parse_checkpoint};
+use bandmap_db::DbError;
 use bandmap_db::bands::enrich::has_due;
 use bandmap_db::checkpoints::{self, LAST_FULL_CRAWL_AT};
-use bandmap_db::{DbError, jobs};
+use bandmap_db::triggers;
 use chrono::{DateTime, Duration, Utc};
 
-/// Trigger types the crawler knows; `geocoder_enqueue` belongs to the enqueue daemon and is
-/// never claimed (rule 9).
-pub const KNOWN_TRIGGER_TYPES: [&str; 4] =
-    ["enrich", "incremental", "full_crawl", "geocoder_enqueue"];
+/// Error text of a trigger whose type no service runs (rule 9).
+pub const UNKNOWN_JOB_TYPE: &str = "unknown job_type";
 /// Bands per automatic enrichment run (then the scheduler looks at triggers again).
 pub const AUTO_ENRICH_BANDS: usize = 100;
 /// Wait before the next automatic enrichment when a run enriched nothing (all failed).
@@ -64,7 +63,7 @@ pub enum TickOutcome {
         /// The trigger that asked for it (None: automatic).
         trigger: Option<i64>,
         /// Its run.
-        run: RunOutcome,
+        run: Box<RunOutcome>,
     },
     /// Nothing to do.
     Idle,
@@ -76,15 +75,16 @@ pub async fn run_once(
     state: &mut ScheduleState,
 ) -> Result<TickOutcome, DbError> {
     let pool = &crawler.pool;
-    if let Some(t) = jobs::claim_unknown(pool, &KNOWN_TRIGGER_TYPES).await? {
-        jobs::fail(pool, t.id, "unknown job_type").await?;
+    // Types of other services (`geocoder_enqueue`) are known, so never claimed here (rule 9).
+    if let Some(t) = triggers::claim_unknown(pool).await? {
+        triggers::fail_if_claimed(pool, t.id, UNKNOWN_JOB_TYPE).await?;
         tracing::warn!(trigger = t.id, job_type = %t.job_type, "unknown job_type closed");
         return Ok(TickOutcome::RejectedTrigger {
             id: t.id,
             job_type: t.job_type,
         });
     }
-    if let Some(t) = jobs::claim(pool, &JobKind::TRIGGER_TYPES).await? {
+    if let Some(t) = triggers::claim(pool, &JobKind::trigger_types()).await? {
         return run_trigger(crawler, t).await;
     }
     let now = crawler.clock.now();
@@ -103,7 +103,7 @@ pub async fn run_once(
             return Ok(TickOutcome::Ran {
                 kind: JobKind::FullCrawl,
                 trigger: None,
-                run,
+                run: Box::new(run),
             });
         }
         state.full_check_due = false;
@@ -116,7 +116,7 @@ pub async fn run_once(
         return Ok(TickOutcome::Ran {
             kind: JobKind::Incremental,
             trigger: None,
-            run,
+            run: Box::new(run),
         });
     }
     if now >= state.next_auto_enrich_at && has_due(pool).await? {
@@ -124,18 +124,13 @@ pub async fn run_once(
             max_bands: Some(AUTO_ENRICH_BANDS),
         };
         let run = execute(crawler, JobKind::Enrich, None, opts).await?;
-        let enriched = run
-            .stats
-            .get("enriched")
-            .and_then(serde_json::Value::as_u64)
-            .unwrap_or(0);
-        if enriched == 0 {
+        if run.stats.enriched.get() == 0 {
             state.next_auto_enrich_at = now + Duration::minutes(AUTO_ENRICH_BACKOFF_MIN);
         }
         return Ok(TickOutcome::Ran {
             kind: JobKind::Enrich,
             trigger: None,
-            run,
+            run: Box::new(run),
         });
     }
     Ok(TickOutcome::Idle)
@@ -144,24 +139,24 @@ pub async fn run_once(
 /// Runs the job of a claimed trigger. When the job cannot even run (its run cannot be
 /// opened or closed), the trigger is closed `error` with the message rather than left
 /// `claimed` for ever.
-async fn run_trigger(crawler: &Crawler, t: jobs::Claimed) -> Result<TickOutcome, DbError> {
+async fn run_trigger(crawler: &Crawler, t: triggers::Claimed) -> Result<TickOutcome, DbError> {
     let pool = &crawler.pool;
-    let Some(kind) = JobKind::parse(&t.job_type) else {
-        jobs::fail(pool, t.id, "unknown job_type").await?;
+    let Some(kind) = JobKind::from_job_type(t.job_type) else {
+        triggers::fail_if_claimed(pool, t.id, UNKNOWN_JOB_TYPE).await?;
         return Ok(TickOutcome::RejectedTrigger {
             id: t.id,
-            job_type: t.job_type,
+            job_type: t.job_type.to_string(),
         });
     };
     match execute(crawler, kind, Some(t.id), JobOptions::default()).await {
         Ok(run) => Ok(TickOutcome::Ran {
             kind,
             trigger: Some(t.id),
-            run,
+            run: Box::new(run),
         }),
         Err(e) => {
-            let message = format!("{} not run: {e}", kind.run_type());
-            if let Err(close) = jobs::fail_if_claimed(pool, t.id, &message).await {
+            let message = format!("{} not run: {e}", kind.job_type());
+            if let Err(close) = triggers::fail_if_claimed(pool, t.id, &message).await {
                 tracing::error!(trigger = t.id, error = %close, "trigger left claimed");
             }
             Err(e)

@@ -16,10 +16,10 @@ pub async fn upsert_in_chunks(
 ) -> Result<Option<Flow>, JobError> {
     for chunk in bands.chunks(CHUNK) {
         let r = upsert_bands(&ctl.crawler.pool, chunk).await?;
-        ctl.add("bands_seen", chunk.len() as u64);
-        ctl.add("inserted", r.inserted);
-        ctl.add("updated", r.updated);
-        ctl.add("unchanged", r.unchanged);
+        ctl.stats.bands_seen.add(chunk.len() as u64);
+        ctl.stats.inserted.add(r.inserted);
+        ctl.stats.updated.add(r.updated);
+        ctl.stats.unchanged.add(r.unchanged);
         if let Some(flow) = ctl.checkpoint().await? {
             return Ok(Some(flow));
         }

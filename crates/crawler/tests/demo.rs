@@ -17,8 +17,8 @@ async fn full_crawl_of_the_demo_fills_the_catalogue_with_european_bands_only() {
     assert_eq!(run.status, "success", "{run:?}");
     let n = count(&db.pool, "SELECT count(*) FROM bands").await;
     assert_eq!(n, 123);
-    assert_eq!(run.stats["bands_seen"], 123);
-    assert_eq!(run.stats["inserted"], 123);
+    assert_eq!(run.stats.json()["bands_seen"], 123);
+    assert_eq!(run.stats.json()["inserted"], 123);
     let countries: Vec<String> = sqlx::query_scalar("SELECT DISTINCT country_code FROM bands")
         .fetch_all(&db.pool)
         .await
@@ -31,7 +31,7 @@ async fn full_crawl_of_the_demo_fills_the_catalogue_with_european_bands_only() {
     // One list request per country (each demo country fits one page of 500).
     let n_countries = bandmap_crawler::full_crawl::european_countries().len() as u64;
     assert_eq!(c.client().stats().requests, n_countries);
-    assert_eq!(run.stats["countries_total"], n_countries);
+    assert_eq!(run.stats.json()["countries_total"], n_countries);
     assert_eq!(c.country_pauses(), n_countries - 1);
     assert_eq!(
         text(
@@ -70,8 +70,8 @@ async fn full_crawl_of_the_demo_fills_the_catalogue_with_european_bands_only() {
         .await
         .unwrap();
     assert_eq!(run.status, "success");
-    assert_eq!(run.stats["unchanged"], 123);
-    assert_eq!(run.stats["updated"], 0);
+    assert_eq!(run.stats.json()["unchanged"], 123);
+    assert_eq!(run.stats.json()["updated"], 0);
     // Nothing changed: no second trigger, the pending one is reused.
     assert_eq!(count(&db.pool, enqueue_triggers).await, 1);
     assert_eq!(
@@ -88,8 +88,8 @@ async fn incremental_keeps_european_bands_and_advances_the_checkpoint() {
         .await
         .unwrap();
     assert_eq!(run.status, "success", "{run:?}");
-    assert_eq!(run.stats["months"], serde_json::json!(["2026-11"]));
-    assert!(run.stats["non_european_skipped"].as_u64().unwrap() >= 4);
+    assert_eq!(run.stats.json()["months"], serde_json::json!(["2026-11"]));
+    assert!(run.stats.json()["non_european_skipped"].as_u64().unwrap() >= 4);
     let codes: Vec<Option<String>> = sqlx::query_scalar("SELECT country_code FROM bands")
         .fetch_all(&db.pool)
         .await
@@ -124,8 +124,8 @@ async fn enrichment_stores_band_pages_with_two_requests_per_band_and_rule_4_rais
         .await
         .unwrap();
     assert_eq!(run.status, "success", "{run:?}");
-    assert_eq!(run.stats["enriched"], 123);
-    assert_eq!(run.stats["failed"], 0);
+    assert_eq!(run.stats.json()["enriched"], 123);
+    assert_eq!(run.stats.json()["failed"], 0);
     assert_eq!(
         c.client().stats().requests - before,
         246,
@@ -179,7 +179,7 @@ async fn enrichment_stores_band_pages_with_two_requests_per_band_and_rule_4_rais
     let run = execute(&c, JobKind::Incremental, None, JobOptions::default())
         .await
         .unwrap();
-    assert_eq!(run.stats["enrich_pending_raised"], 0);
+    assert_eq!(run.stats.json()["enrich_pending_raised"], 0);
     assert_eq!(
         text(
             &db.pool,
@@ -196,7 +196,7 @@ async fn enrichment_stores_band_pages_with_two_requests_per_band_and_rule_4_rais
     let run = execute(&c, JobKind::Incremental, None, JobOptions::default())
         .await
         .unwrap();
-    assert_eq!(run.stats["enrich_pending_raised"], 1);
+    assert_eq!(run.stats.json()["enrich_pending_raised"], 1);
     assert_eq!(
         count(&db.pool, "SELECT count(*) FROM bands WHERE enrich_pending").await,
         1
@@ -213,7 +213,7 @@ async fn enrichment_stores_band_pages_with_two_requests_per_band_and_rule_4_rais
     let run = execute(&c, JobKind::Incremental, None, JobOptions::default())
         .await
         .unwrap();
-    assert_eq!(run.stats["enrich_pending_raised"], 0);
+    assert_eq!(run.stats.json()["enrich_pending_raised"], 0);
     let q = bandmap_db::bands::enrich::next_batch(&db.pool, 10, &[])
         .await
         .unwrap();
@@ -226,7 +226,7 @@ async fn enrichment_stores_band_pages_with_two_requests_per_band_and_rule_4_rais
     let run = execute(&c, JobKind::Enrich, None, JobOptions::default())
         .await
         .unwrap();
-    assert_eq!(run.stats["enriched"], 1);
+    assert_eq!(run.stats.json()["enriched"], 1);
     assert_eq!(
         count(&db.pool, "SELECT count(*) FROM bands WHERE enrich_pending").await,
         0
@@ -249,7 +249,8 @@ async fn two_replicas_enriching_at_once_fetch_each_band_once() {
     let (ra, rb) = (ra.unwrap(), rb.unwrap());
     assert_eq!(ra.status, "success", "{ra:?}");
     assert_eq!(rb.status, "success", "{rb:?}");
-    let enriched = |r: &bandmap_crawler::RunOutcome| r.stats["enriched"].as_u64().unwrap_or(0);
+    let enriched =
+        |r: &bandmap_crawler::RunOutcome| r.stats.json()["enriched"].as_u64().unwrap_or(0);
     assert_eq!(enriched(&ra) + enriched(&rb), 123, "{ra:?} {rb:?}");
     let requests = a.client().stats().requests - before + b.client().stats().requests;
     assert_eq!(requests, 246, "each band page and discography fetched once");

@@ -11,7 +11,7 @@ use bandmap_crawler::{
 use bandmap_db::DbError;
 use bandmap_db::bands::enrich::{EnrichPriority, claim_batch, record_failure};
 use bandmap_db::checkpoints;
-use bandmap_db::runs::{self, Owner, RunType};
+use bandmap_db::runs::{JobType, Owner, Run, RunStatus};
 use bandmap_fakes::solver::FakeSolver;
 use bandmap_test_support::TestDb;
 use common::*;
@@ -20,7 +20,7 @@ use std::time::Duration;
 
 fn ran(o: &TickOutcome) -> Option<(JobKind, Option<i64>, &'static str)> {
     match o {
-        TickOutcome::Ran { kind, trigger, run } => Some((*kind, *trigger, run.status)),
+        TickOutcome::Ran { kind, trigger, run } => Some((*kind, *trigger, run.status.as_str())),
         _ => None,
     }
 }
@@ -33,13 +33,15 @@ async fn triggers_unknown_types_are_closed_and_geocoder_enqueue_is_left_pending(
         .await
         .unwrap();
     let mut state = ScheduleState::new(t("2026-11-22T02:00:00Z"), Duration::from_secs(3600));
-    let geo = bandmap_db::jobs::create(&db.pool, "geocoder_enqueue", None)
+    let geo = bandmap_db::triggers::create(&db.pool, JobType::GeocoderEnqueue, None)
         .await
         .unwrap();
-    let bogus = bandmap_db::jobs::create(&db.pool, "bogus", None)
-        .await
-        .unwrap();
-    let inc = bandmap_db::jobs::create(&db.pool, "incremental", None)
+    let bogus: i64 =
+        sqlx::query_scalar("INSERT INTO job_triggers (job_type) VALUES ('bogus') RETURNING id")
+            .fetch_one(&db.pool)
+            .await
+            .unwrap();
+    let inc = bandmap_db::triggers::create(&db.pool, JobType::Incremental, None)
         .await
         .unwrap();
     let o = run_once(&c, &mut state).await.unwrap();
@@ -143,12 +145,14 @@ async fn a_missing_checkpoint_starts_a_full_crawl_at_start() {
 async fn start_recovers_runs_left_running_of_crawler_types_only() {
     let db = TestDb::new().await;
     let (c, _) = demo_crawler(&db.pool, "2026-11-22T02:00:00Z");
-    let enrich = bandmap_db::runs::start(&db.pool, bandmap_db::runs::RunType::Enrich, None)
+    let enrich = Run::start(&db.pool, JobType::Enrich, None, None)
         .await
-        .unwrap();
-    let geo = bandmap_db::runs::start(&db.pool, bandmap_db::runs::RunType::GeocoderEnqueue, None)
+        .unwrap()
+        .id();
+    let geo = Run::start(&db.pool, JobType::GeocoderEnqueue, None, None)
         .await
-        .unwrap();
+        .unwrap()
+        .id();
     assert_eq!(startup(&c).await.unwrap(), 1);
     assert_eq!(
         text(
@@ -176,9 +180,10 @@ async fn the_service_loop_recovers_beats_runs_and_stops_on_shutdown_destroying_t
     let fake = FakeSolver::start().await;
     serve_empty_lists(&fake);
     big_norway_small(&fake);
-    let killed = bandmap_db::runs::start(&db.pool, bandmap_db::runs::RunType::FullCrawl, None)
+    let killed = Run::start(&db.pool, JobType::FullCrawl, None, None)
         .await
-        .unwrap();
+        .unwrap()
+        .id();
     let (trigger, signal) = bandmap_health::shutdown_pair();
     let trigger = Arc::new(trigger);
     let fire = trigger.clone();
@@ -256,18 +261,23 @@ async fn recovery_closes_runs_of_dead_instances_only_not_those_of_a_live_replica
     let (a, _) = demo_crawler(&db.pool, "2026-11-22T02:00:00Z");
     let (b, _) = demo_crawler(&db.pool, "2026-11-22T02:00:00Z");
     let owner_a = a.owner().await.unwrap().unwrap();
-    let live = runs::start_owned(&db.pool, RunType::FullCrawl, None, Some(&owner_a))
+    let live = Run::start(&db.pool, JobType::FullCrawl, None, Some(&owner_a))
         .await
-        .unwrap();
-    let ownerless = runs::start(&db.pool, RunType::Enrich, None).await.unwrap();
+        .unwrap()
+        .id();
+    let ownerless = Run::start(&db.pool, JobType::Enrich, None, None)
+        .await
+        .unwrap()
+        .id();
     // An owner whose lock nobody holds: an instance that died.
     let dead_owner = Owner {
         name: "crawler of a killed process".into(),
         lock: owner_a.lock.wrapping_add(1) & 0x7fff_ffff,
     };
-    let dead = runs::start_owned(&db.pool, RunType::Incremental, None, Some(&dead_owner))
+    let dead = Run::start(&db.pool, JobType::Incremental, None, Some(&dead_owner))
         .await
-        .unwrap();
+        .unwrap()
+        .id();
     assert_eq!(startup(&b).await.unwrap(), 2);
     assert_eq!(status_of(&db.pool, "crawl_run", live).await, "running");
     assert_eq!(
@@ -287,9 +297,10 @@ async fn recovery_closes_runs_of_dead_instances_only_not_those_of_a_live_replica
         .await
         .unwrap();
     assert_eq!(owned, Some(owner_b.name.clone()));
-    let b_running = runs::start_owned(&db.pool, RunType::Enrich, None, Some(&owner_b))
+    let b_running = Run::start(&db.pool, JobType::Enrich, None, Some(&owner_b))
         .await
-        .unwrap();
+        .unwrap()
+        .id();
     assert_eq!(startup(&a).await.unwrap(), 0);
     assert_eq!(status_of(&db.pool, "crawl_run", b_running).await, "running");
     // A stops: its lock goes, and B's next recovery closes A's run.
@@ -330,7 +341,7 @@ async fn a_job_that_cannot_start_closes_its_trigger_error_and_the_full_check_sta
     // No run can be opened.
     let block = "ALTER TABLE crawl_run ADD CONSTRAINT test_no_runs CHECK (false) NOT VALID";
     sqlx::query(block).execute(&db.pool).await.unwrap();
-    let trigger = bandmap_db::jobs::create(&db.pool, "enrich", Some("admin"))
+    let trigger = bandmap_db::triggers::create(&db.pool, JobType::Enrich, Some("admin"))
         .await
         .unwrap();
     assert!(run_once(&c, &mut state).await.is_err());
@@ -392,7 +403,10 @@ async fn heartbeat_last_run_check_fails_when_the_last_finished_run_is_old() {
         async move { bandmap_health::evaluate(checks).await.1["last_run"].clone() }
     };
     assert_eq!(last_run(&c).await["ok"], false, "no run yet");
-    let old = runs::start(&db.pool, RunType::Enrich, None).await.unwrap();
+    let old = Run::start(&db.pool, JobType::Enrich, None, None)
+        .await
+        .unwrap()
+        .id();
     sqlx::query(
         "UPDATE crawl_run SET status = 'success', finished_at = now() - interval '13 hours' WHERE id = $1",
     )
@@ -403,18 +417,13 @@ async fn heartbeat_last_run_check_fails_when_the_last_finished_run_is_old() {
     let check = last_run(&c).await;
     assert_eq!(check["ok"], false, "{check}");
     assert!(check["error"].as_str().unwrap().contains("old"), "{check}");
-    let fresh = runs::start(&db.pool, RunType::Incremental, None)
+    let fresh = Run::start(&db.pool, JobType::Incremental, None, None)
         .await
         .unwrap();
-    runs::finish(
-        &db.pool,
-        fresh,
-        runs::RunEnd::Success,
-        &serde_json::json!({}),
-        None,
-    )
-    .await
-    .unwrap();
+    fresh
+        .finish(RunStatus::Success, &serde_json::json!({}), None)
+        .await
+        .unwrap();
     assert_eq!(last_run(&c).await["ok"], true);
 }
 
@@ -448,7 +457,10 @@ async fn claim_batch_takes_bands_by_priority_and_skips_backing_off_ones() {
         sqlx::query(sql).execute(p).await.unwrap();
     }
     record_failure(p, 40, "page never parses").await.unwrap();
-    let run = runs::start(p, RunType::Enrich, None).await.unwrap();
+    let run = Run::start(p, JobType::Enrich, None, None)
+        .await
+        .unwrap()
+        .id();
     let got: Vec<(i64, EnrichPriority)> = claim_batch(p, run, 10, &[])
         .await
         .unwrap()
@@ -464,7 +476,10 @@ async fn claim_batch_takes_bands_by_priority_and_skips_backing_off_ones() {
         ]
     );
     // Another run gets nothing while these claims live; a limit takes the head.
-    let other = runs::start(p, RunType::Enrich, None).await.unwrap();
+    let other = Run::start(p, JobType::Enrich, None, None)
+        .await
+        .unwrap()
+        .id();
     assert!(claim_batch(p, other, 10, &[]).await.unwrap().is_empty());
     bandmap_db::bands::enrich::release_claims(p, run)
         .await

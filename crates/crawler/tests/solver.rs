@@ -104,7 +104,7 @@ async fn every_fault_kind_recreates_the_session_and_the_job_succeeds() {
         let run = execute(&c, JobKind::Enrich, None, JobOptions::default())
             .await
             .unwrap();
-        assert_eq!(run.stats["enriched"], 1, "{fault:?}: {run:?}");
+        assert_eq!(run.stats.json()["enriched"], 1, "{fault:?}: {run:?}");
         assert_eq!(fake.count("sessions.create"), created + 1, "{fault:?}");
         sqlx::query("UPDATE bands SET enriched = false")
             .execute(&db.pool)
@@ -192,7 +192,7 @@ async fn non_european_bands_never_enter() {
         .await
         .unwrap();
     assert_eq!(ids, vec![1]);
-    assert_eq!(run.stats["non_european_skipped"], 2);
+    assert_eq!(run.stats.json()["non_european_skipped"], 2);
 }
 
 #[tokio::test]
@@ -281,7 +281,7 @@ async fn a_full_crawl_costs_one_request_per_500_bands_and_publishes_progress() {
         .await
         .unwrap();
     assert_eq!(run.status, "success");
-    assert_eq!(run.stats["bands_seen"], 1200);
+    assert_eq!(run.stats.json()["bands_seen"], 1200);
     let norway_requests = fake
         .requested_urls()
         .iter()
@@ -410,8 +410,8 @@ async fn enrichment_waits_after_a_failed_fetch_and_counts_the_failure() {
         .await
         .unwrap();
     assert_eq!(run.status, "success", "{run:?}");
-    assert_eq!(run.stats["enriched"], 1);
-    assert_eq!(run.stats["failed"], 1);
+    assert_eq!(run.stats.json()["enriched"], 1);
+    assert_eq!(run.stats.json()["failed"], 1);
     // 2 requests for the good band, 1 for the missing one; a wait after each (rule 5).
     assert_eq!(c.client().stats().requests, 3);
     assert_eq!(c.politeness_waits(), 3);
@@ -460,8 +460,8 @@ async fn enrichment_waits_after_a_fetch_failure_too() {
         .await
         .unwrap();
     assert_eq!(run.status, "success", "{run:?}");
-    assert_eq!(run.stats["failed"], 1);
-    assert_eq!(run.stats["enriched"].as_u64().unwrap_or(0), 0);
+    assert_eq!(run.stats.json()["failed"], 1);
+    assert_eq!(run.stats.json()["enriched"].as_u64().unwrap_or(0), 0);
     assert!(c.client().stats().requests >= 1);
     assert_eq!(
         c.politeness_waits(),
@@ -489,14 +489,14 @@ async fn a_band_that_always_fails_steps_aside_with_a_growing_backoff_and_success
     let (c, _) = fake_crawler(&db.pool, &fake, NOW, Shutdown::never());
     let two = JobOptions { max_bands: Some(2) };
     let run = execute(&c, JobKind::Enrich, None, two).await.unwrap();
-    assert_eq!(run.stats["failed"], 2, "{run:?}");
+    assert_eq!(run.stats.json()["failed"], 2, "{run:?}");
     let f = failure(&db.pool, 3540000500).await.unwrap().unwrap();
     assert_eq!(f.attempts, 1);
     assert!(f.error.unwrap().contains("3540000500"));
     // The next run of two takes the good band: the failing ones wait out their backoff.
     let run = execute(&c, JobKind::Enrich, None, two).await.unwrap();
-    assert_eq!(run.stats["enriched"], 1, "{run:?}");
-    assert_eq!(run.stats["failed"], 0, "{run:?}");
+    assert_eq!(run.stats.json()["enriched"], 1, "{run:?}");
+    assert_eq!(run.stats.json()["failed"], 0, "{run:?}");
     assert!(
         !bandmap_db::bands::enrich::has_due(&db.pool).await.unwrap(),
         "only backing-off bands are left"
@@ -507,7 +507,7 @@ async fn a_band_that_always_fails_steps_aside_with_a_growing_backoff_and_success
         .await
         .unwrap();
     let run = execute(&c, JobKind::Enrich, None, two).await.unwrap();
-    assert_eq!(run.stats["failed"], 2, "{run:?}");
+    assert_eq!(run.stats.json()["failed"], 2, "{run:?}");
     let wait: f64 = sqlx::query_scalar(
         "SELECT EXTRACT(EPOCH FROM next_at - failed_at)::float8 FROM enrich_failures WHERE ma_id = 3540000500",
     )
@@ -535,7 +535,7 @@ async fn a_band_that_always_fails_steps_aside_with_a_growing_backoff_and_success
     fake.add_html(u.discography(3540000500), fixture("discography_all.html"));
     let one = JobOptions { max_bands: Some(1) };
     let run = execute(&c, JobKind::Enrich, None, one).await.unwrap();
-    assert_eq!(run.stats["enriched"], 1, "{run:?}");
+    assert_eq!(run.stats.json()["enriched"], 1, "{run:?}");
     assert_eq!(failure(&db.pool, 3540000500).await.unwrap(), None);
     assert!(failure(&db.pool, 3540000501).await.unwrap().is_some());
 }
@@ -581,11 +581,15 @@ async fn rule_4_raises_once_per_list_text_whatever_the_zone_of_the_page() {
     let (c, _) = fake_crawler(&db.pool, &fake, NOW, Shutdown::never());
     let incremental = || execute(&c, JobKind::Incremental, None, JobOptions::default());
     let run = incremental().await.unwrap();
-    assert_eq!(run.stats["enrich_pending_raised"], 0, "not enriched yet");
+    assert_eq!(
+        run.stats.json()["enrich_pending_raised"],
+        0,
+        "not enriched yet"
+    );
     let run = execute(&c, JobKind::Enrich, None, JobOptions::default())
         .await
         .unwrap();
-    assert_eq!(run.stats["enriched"], 1);
+    assert_eq!(run.stats.json()["enriched"], 1);
     assert_eq!(
         text(&db.pool, "SELECT ma_modified_text FROM bands")
             .await
@@ -600,7 +604,11 @@ async fn rule_4_raises_once_per_list_text_whatever_the_zone_of_the_page() {
         .await
         .unwrap();
     let run = incremental().await.unwrap();
-    assert_eq!(run.stats["enrich_pending_raised"], 0, "same text: no raise");
+    assert_eq!(
+        run.stats.json()["enrich_pending_raised"],
+        0,
+        "same text: no raise"
+    );
     assert_eq!(
         count(&db.pool, "SELECT count(*) FROM bands WHERE enrich_pending").await,
         0
@@ -608,9 +616,9 @@ async fn rule_4_raises_once_per_list_text_whatever_the_zone_of_the_page() {
     // A new edit upstream: raised once, and only once.
     serve_changes(&fake, 2026, 11, &[], &listed("November 21st, 09:00"));
     let run = incremental().await.unwrap();
-    assert_eq!(run.stats["enrich_pending_raised"], 1);
+    assert_eq!(run.stats.json()["enrich_pending_raised"], 1);
     let run = incremental().await.unwrap();
-    assert_eq!(run.stats["enrich_pending_raised"], 0);
+    assert_eq!(run.stats.json()["enrich_pending_raised"], 0);
     assert_eq!(
         count(&db.pool, "SELECT count(*) FROM bands WHERE enrich_pending").await,
         1
@@ -737,9 +745,13 @@ async fn a_run_ending_in_error_sets_its_trigger_error() {
     bandmap_db::checkpoints::set(&db.pool, "last_full_crawl_at", NOW)
         .await
         .unwrap();
-    let trigger = bandmap_db::jobs::create(&db.pool, "incremental", Some("admin"))
-        .await
-        .unwrap();
+    let trigger = bandmap_db::triggers::create(
+        &db.pool,
+        bandmap_db::runs::JobType::Incremental,
+        Some("admin"),
+    )
+    .await
+    .unwrap();
     fake.fail_next(SolverFault::Http403, 4);
     let mut state = ScheduleState::new(t(NOW), std::time::Duration::from_secs(3600));
     let TickOutcome::Ran { run, .. } = run_once(&c, &mut state).await.unwrap() else {
@@ -781,9 +793,13 @@ async fn a_trigger_is_claimed_while_its_job_runs_and_records_the_run_id() {
     bandmap_db::checkpoints::set(&db.pool, "last_full_crawl_at", NOW)
         .await
         .unwrap();
-    let trigger = bandmap_db::jobs::create(&db.pool, "incremental", Some("admin"))
-        .await
-        .unwrap();
+    let trigger = bandmap_db::triggers::create(
+        &db.pool,
+        bandmap_db::runs::JobType::Incremental,
+        Some("admin"),
+    )
+    .await
+    .unwrap();
     let seen: Arc<Mutex<Vec<TriggerSeen>>> = Arc::default();
     let (pool, log) = (db.pool.clone(), seen.clone());
     let hook: BatchHook = Arc::new(move |run_id, _| {

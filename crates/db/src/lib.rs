@@ -2,7 +2,6 @@
 //! lock, rule 25), and one module of named queries per table family, so the admin API and
 //! the workers share one meaning of each operation (STYLE habit 4).
 
-pub mod admin_jobs;
 pub mod admin_users;
 pub mod audit;
 pub mod band_locations;
@@ -13,7 +12,6 @@ pub mod connect;
 mod error;
 pub mod geocode_cache;
 pub mod geocoding_stats;
-pub mod jobs;
 pub mod like;
 pub mod llm_cache;
 pub mod map_points;
@@ -21,6 +19,7 @@ pub mod migrate;
 pub mod monitoring;
 pub mod run_owner;
 pub mod runs;
+pub mod triggers;
 
 pub use error::DbError;
 pub use sqlx::PgPool;

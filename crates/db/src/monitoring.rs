@@ -3,6 +3,7 @@
 //! health rows with `stale` computed in SQL (rule 24).
 
 use crate::Result;
+use crate::runs::{JobType, RunStatus, TriggerStatus};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use sqlx::PgPool;
@@ -18,9 +19,9 @@ pub struct ActivityRow {
     /// Run start or action time (the sort key).
     pub at: DateTime<Utc>,
     /// Run type.
-    pub run_type: Option<String>,
+    pub run_type: Option<JobType>,
     /// Run status.
-    pub status: Option<String>,
+    pub status: Option<RunStatus>,
     /// Run end.
     pub finished_at: Option<DateTime<Utc>>,
     /// Run statistics.
@@ -155,9 +156,9 @@ pub struct RunRow {
     pub id: i64,
     /// Run type.
     #[sqlx(rename = "type")]
-    pub run_type: String,
+    pub run_type: JobType,
     /// Status.
-    pub status: String,
+    pub status: RunStatus,
     /// Cooperative cancel flag.
     pub cancel_requested: bool,
     /// Start.
@@ -179,8 +180,9 @@ pub async fn running_runs(pool: &PgPool) -> Result<Vec<RunRow>> {
     Ok(sqlx::query_as(
         "SELECT id, type, status, cancel_requested, started_at, finished_at, updated_at, stats,
                 error, trigger_id
-         FROM crawl_run WHERE status = 'running' ORDER BY started_at DESC, id DESC",
+         FROM crawl_run WHERE status = $1 ORDER BY started_at DESC, id DESC",
     )
+    .bind(RunStatus::Running)
     .fetch_all(pool)
     .await?)
 }
@@ -192,8 +194,8 @@ pub struct TriggerRow {
     pub id: i64,
     /// Requested job type.
     pub job_type: String,
-    /// `pending`, `claimed`, `done`, `error`, `cancelled`.
-    pub status: String,
+    /// Its state.
+    pub status: TriggerStatus,
     /// Creation.
     pub created_at: DateTime<Utc>,
     /// Admin who asked.
@@ -211,7 +213,7 @@ pub struct TriggerRow {
 /// A page of triggers, newest first, optionally of one status; and the total.
 pub async fn triggers(
     pool: &PgPool,
-    status: Option<&str>,
+    status: Option<TriggerStatus>,
     limit: i64,
     offset: i64,
 ) -> Result<(Vec<TriggerRow>, i64)> {

@@ -1,8 +1,8 @@
 //! Runs, logs and job-trigger claiming against a real database.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use bandmap_db::jobs::{self, CancelOutcome};
-use bandmap_db::runs::{self, Level, RunEnd, RunType};
+use bandmap_db::runs::{self, JobType, Level, Run, RunStatus};
+use bandmap_db::triggers::{self, CancelOutcome};
 use bandmap_test_support::TestDb;
 use serde_json::json;
 
@@ -10,14 +10,18 @@ use serde_json::json;
 async fn claims_are_restricted_to_the_claimer_types_and_never_shared() {
     let db = TestDb::new().await;
     let p = &db.pool;
-    let enq = jobs::create(p, "geocoder_enqueue", None).await.unwrap();
-    let a = jobs::create(p, "enrich", None).await.unwrap();
-    let b = jobs::create(p, "incremental", None).await.unwrap();
-    let crawler = ["enrich", "incremental", "full_crawl"];
+    let enq = triggers::create(p, JobType::GeocoderEnqueue, None)
+        .await
+        .unwrap();
+    let a = triggers::create(p, JobType::Enrich, None).await.unwrap();
+    let b = triggers::create(p, JobType::Incremental, None)
+        .await
+        .unwrap();
+    let crawler = [JobType::Enrich, JobType::Incremental, JobType::FullCrawl];
     let (x, y, z) = tokio::join!(
-        jobs::claim(p, &crawler),
-        jobs::claim(p, &crawler),
-        jobs::claim(p, &crawler)
+        triggers::claim(p, &crawler),
+        triggers::claim(p, &crawler),
+        triggers::claim(p, &crawler)
     );
     let mut got: Vec<i64> = [x, y, z]
         .into_iter()
@@ -25,7 +29,7 @@ async fn claims_are_restricted_to_the_claimer_types_and_never_shared() {
         .collect();
     got.sort();
     assert_eq!(got, vec![a, b]);
-    let left = jobs::claim(p, &["geocoder_enqueue"])
+    let left = triggers::claim(p, &[JobType::GeocoderEnqueue])
         .await
         .unwrap()
         .unwrap();
@@ -36,13 +40,20 @@ async fn claims_are_restricted_to_the_claimer_types_and_never_shared() {
 async fn unknown_types_are_claimed_only_by_the_unknown_claim() {
     let db = TestDb::new().await;
     let p = &db.pool;
-    jobs::create(p, "geocoder_enqueue", None).await.unwrap();
-    let weird = jobs::create(p, "reindex", None).await.unwrap();
-    let known = ["enrich", "incremental", "full_crawl", "geocoder_enqueue"];
-    let c = jobs::claim_unknown(p, &known).await.unwrap().unwrap();
+    triggers::create(p, JobType::GeocoderEnqueue, None)
+        .await
+        .unwrap();
+    let weird: i64 =
+        sqlx::query_scalar("INSERT INTO job_triggers (job_type) VALUES ('reindex') RETURNING id")
+            .fetch_one(p)
+            .await
+            .unwrap();
+    let c = triggers::claim_unknown(p).await.unwrap().unwrap();
     assert_eq!(c.id, weird);
-    jobs::fail(p, c.id, "unknown job_type").await.unwrap();
-    assert!(jobs::claim_unknown(p, &known).await.unwrap().is_none());
+    triggers::fail_if_claimed(p, c.id, "unknown job_type")
+        .await
+        .unwrap();
+    assert!(triggers::claim_unknown(p).await.unwrap().is_none());
     let (status, error): (String, Option<String>) =
         sqlx::query_as("SELECT status, error FROM job_triggers WHERE id = $1")
             .bind(weird)
@@ -59,14 +70,20 @@ async fn unknown_types_are_claimed_only_by_the_unknown_claim() {
 async fn a_finished_run_closes_its_trigger() {
     let db = TestDb::new().await;
     let p = &db.pool;
-    let t = jobs::create(p, "enrich", Some("admin")).await.unwrap();
-    let claimed = jobs::claim(p, &["enrich"]).await.unwrap().unwrap();
-    let run = runs::start(p, RunType::Enrich, Some(claimed.id))
+    let t = triggers::create(p, JobType::Enrich, Some("admin"))
         .await
         .unwrap();
-    jobs::attach_run(p, t, run).await.unwrap();
-    runs::log(p, Some(run), Level::Info, "hello").await.unwrap();
-    runs::finish(p, run, RunEnd::Cancelled, &json!({"seen": 3}), None)
+    let claimed = triggers::claim(p, &[JobType::Enrich])
+        .await
+        .unwrap()
+        .unwrap();
+    let handle = Run::start(p, JobType::Enrich, Some(claimed.id), None)
+        .await
+        .unwrap();
+    let run = handle.id();
+    handle.log(Level::Info, "hello").await.unwrap();
+    handle
+        .finish(RunStatus::Cancelled, &json!({"seen": 3}), None)
         .await
         .unwrap();
     let (status, run_id): (String, Option<i64>) =
@@ -88,10 +105,14 @@ async fn a_finished_run_closes_its_trigger() {
 async fn recovery_and_cleanup_close_runs_as_interrupted() {
     let db = TestDb::new().await;
     let p = &db.pool;
-    let old = runs::start(p, RunType::FullCrawl, None).await.unwrap();
-    let fresh = runs::start(p, RunType::GeocoderEnqueue, None)
+    let old = Run::start(p, JobType::FullCrawl, None, None)
+        .await
+        .unwrap()
+        .id();
+    let fresh_run = Run::start(p, JobType::GeocoderEnqueue, None, None)
         .await
         .unwrap();
+    let fresh = fresh_run.id();
     sqlx::query("UPDATE crawl_run SET started_at = now() - interval '2 hours' WHERE id = $1")
         .bind(old)
         .execute(p)
@@ -99,8 +120,10 @@ async fn recovery_and_cleanup_close_runs_as_interrupted() {
         .unwrap();
     // Two claimed triggers without a run: one claimed long ago (its instance could not
     // open the run nor record the failure), one just now (its run is being opened).
-    let lost = jobs::create(p, "incremental", None).await.unwrap();
-    let opening = jobs::create(p, "enrich", None).await.unwrap();
+    let lost = triggers::create(p, JobType::Incremental, None)
+        .await
+        .unwrap();
+    let opening = triggers::create(p, JobType::Enrich, None).await.unwrap();
     sqlx::query(
         "UPDATE job_triggers SET status = 'claimed',
              claimed_at = CASE WHEN id = $1 THEN now() - interval '2 hours' ELSE now() END
@@ -141,19 +164,20 @@ async fn recovery_and_cleanup_close_runs_as_interrupted() {
     assert!(runs::still_running(p, fresh).await.unwrap());
     // Recovery only touches its own types (an ownerless run counts as orphaned).
     assert_eq!(
-        runs::recover_orphaned(p, &[RunType::Enrich], "killed")
+        runs::recover_orphaned(p, &[JobType::Enrich], "killed")
             .await
             .unwrap(),
         0
     );
     assert_eq!(
-        runs::recover_orphaned(p, &[RunType::GeocoderEnqueue], "killed")
+        runs::recover_orphaned(p, &[JobType::GeocoderEnqueue], "killed")
             .await
             .unwrap(),
         1
     );
     // Finishing a run that was closed under it does not reopen it.
-    runs::finish(p, fresh, RunEnd::Success, &json!({}), None)
+    fresh_run
+        .finish(RunStatus::Success, &json!({}), None)
         .await
         .unwrap();
     let s: String = sqlx::query_scalar("SELECT status FROM crawl_run WHERE id = $1")
@@ -168,11 +192,17 @@ async fn recovery_and_cleanup_close_runs_as_interrupted() {
 async fn cancelling_triggers() {
     let db = TestDb::new().await;
     let p = &db.pool;
-    let t = jobs::create(p, "full_crawl", None).await.unwrap();
-    assert_eq!(jobs::cancel(p, t).await.unwrap(), CancelOutcome::Cancelled);
-    assert_eq!(jobs::cancel(p, t).await.unwrap(), CancelOutcome::NotPending);
+    let t = triggers::create(p, JobType::FullCrawl, None).await.unwrap();
     assert_eq!(
-        jobs::cancel(p, 999_999).await.unwrap(),
+        triggers::cancel(p, t).await.unwrap(),
+        CancelOutcome::Cancelled
+    );
+    assert_eq!(
+        triggers::cancel(p, t).await.unwrap(),
+        CancelOutcome::NotPending
+    );
+    assert_eq!(
+        triggers::cancel(p, 999_999).await.unwrap(),
         CancelOutcome::NotFound
     );
 }

@@ -8,9 +8,9 @@ use crate::health;
 use crate::report::ScanReport;
 use crate::scan::run_scan;
 use bandmap_config::Config;
-use bandmap_db::jobs;
 use bandmap_db::run_owner::Instance;
-use bandmap_db::runs::{self, RunType};
+use bandmap_db::runs::{self, JobType};
+use bandmap_db::triggers;
 use bandmap_health::Shutdown;
 use sqlx::PgPool;
 use std::sync::Arc;
@@ -23,7 +23,7 @@ pub const SERVICE: &str = "enqueue";
 pub const POLL_INTERVAL: Duration = Duration::from_secs(15);
 
 /// The job type this daemon claims.
-pub const JOB_TYPE: &str = "geocoder_enqueue";
+pub const JOB_TYPE: JobType = JobType::GeocoderEnqueue;
 
 /// How often the loop polls for triggers and scans on its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,7 +91,7 @@ pub async fn run_with(
 async fn recover(pool: &PgPool, instance: &Instance) {
     let _ = owner(pool, instance).await;
     let reason = "enqueue daemon restarted; run left running by a stopped instance";
-    match runs::recover_orphaned(pool, &[RunType::GeocoderEnqueue], reason).await {
+    match runs::recover_orphaned(pool, &[JOB_TYPE], reason).await {
         Ok(0) => {}
         Ok(n) => tracing::warn!(closed = n, "closed interrupted enqueue runs"),
         Err(e) => tracing::warn!(error = %e, "could not recover interrupted runs"),
@@ -133,7 +133,7 @@ async fn schedule(pool: &PgPool, instance: &Instance, periods: Periods, shutdown
 /// Claims and runs pending triggers until none is left (or shutdown).
 async fn drain_triggers(pool: &PgPool, instance: &Instance, shutdown: &Shutdown) {
     while !shutdown.is_cancelled() {
-        match jobs::claim(pool, &[JOB_TYPE]).await {
+        match triggers::claim(pool, &[JOB_TYPE]).await {
             Ok(Some(t)) => {
                 scan_isolated(pool, instance, Some(t.id), shutdown).await;
             }
@@ -164,7 +164,7 @@ async fn scan_isolated(
         Err(join) => {
             tracing::error!(error = %join, "enqueue scan panicked; the loop goes on");
             if let Some(t) = trigger
-                && let Err(e) = jobs::fail(pool, t, "enqueue scan panicked").await
+                && let Err(e) = triggers::fail_if_claimed(pool, t, "enqueue scan panicked").await
             {
                 tracing::warn!(trigger_id = t, error = %e, "trigger not closed");
             }
@@ -176,7 +176,7 @@ async fn scan_isolated(
 /// Claims one pending `geocoder_enqueue` trigger and runs its scan: what one poll does.
 /// `Ok(None)` when no trigger is pending. Lets tests drive polling without sleeping.
 pub async fn poll_once(pool: &PgPool) -> Result<Option<ScanReport>, EnqueueError> {
-    let Some(t) = jobs::claim(pool, &[JOB_TYPE]).await? else {
+    let Some(t) = triggers::claim(pool, &[JOB_TYPE]).await? else {
         return Ok(None);
     };
     run_scan(pool, Some(t.id), None, None).await.map(Some)

@@ -3,6 +3,7 @@
 //! interval plus a margin (a fresh process gets that long before it is judged).
 
 use bandmap_db::band_locations::enqueue::{ScanHistory, scan_history};
+use bandmap_db::runs::RunStatus;
 use bandmap_health::{Check, database_check};
 use serde_json::{Value, json};
 use sqlx::PgPool;
@@ -18,7 +19,7 @@ pub fn max_scan_age(auto_interval: Duration) -> Duration {
 
 /// Judges the scan history: `Ok(detail)` or `Err(reason)`.
 pub fn judge(h: &ScanHistory, max_age: Duration, uptime: Duration) -> Result<Value, String> {
-    if h.last_status.as_deref() == Some("error") {
+    if h.last_status.as_deref() == Some(RunStatus::Error.as_str()) {
         let why = h.last_error.as_deref().unwrap_or("no message");
         return Err(format!("last scan failed: {why}"));
     }

@@ -1,8 +1,8 @@
 //! The counts of one scan and how they are written: the summary log line and the
 //! `crawl_run.stats` object.
 
+use bandmap_db::runs::stats::ScanStats;
 use serde::Serialize;
-use serde_json::Value;
 
 /// What one scan did. `created` counts every row created, `country_only` the part of them
 /// resolved at once with a country centroid.
@@ -38,16 +38,16 @@ impl ScanReport {
     }
 
     /// The `crawl_run.stats` object.
-    pub fn stats(&self) -> Value {
-        serde_json::json!({
-            "bands": self.bands,
-            "created": self.created,
-            "country_only": self.country_only,
-            "skipped": self.skipped,
-            "failed": self.failed,
-            "existing": self.existing,
-            "primary_points": self.primary_points,
-        })
+    pub fn stats(&self) -> ScanStats {
+        ScanStats {
+            bands: self.bands,
+            created: self.created,
+            country_only: self.country_only,
+            skipped: self.skipped,
+            failed: self.failed,
+            existing: self.existing,
+            primary_points: self.primary_points,
+        }
     }
 }
 
@@ -69,6 +69,6 @@ mod tests {
             r.summary(),
             "created=4 skipped=1 failed=2 country_only=1 bands=5"
         );
-        assert_eq!(r.stats()["failed"], 2);
+        assert_eq!(r.stats().json()["failed"], 2);
     }
 }

@@ -14,8 +14,7 @@ use crate::insert::{self, Progress};
 use crate::plan::{Plan, SkipReason, plan};
 use crate::report::ScanReport;
 use bandmap_db::band_locations::enqueue::{NewLocation, bands_without_rows};
-use bandmap_db::jobs;
-use bandmap_db::runs::{self, Level, RunEnd, RunType};
+use bandmap_db::runs::{self, JobType, Level, Run, RunStatus, Stop};
 use bandmap_health::Shutdown;
 use sqlx::PgPool;
 use std::collections::BTreeMap;
@@ -56,31 +55,22 @@ pub(crate) async fn run_scan(
     owner: Option<&runs::Owner>,
     shutdown: Option<&Shutdown>,
 ) -> Result<ScanReport, EnqueueError> {
-    let run_id = match runs::start_owned(pool, RunType::GeocoderEnqueue, trigger_id, owner).await {
-        Ok(id) => id,
-        Err(e) => {
-            if let Some(t) = trigger_id
-                && let Err(fail) =
-                    jobs::fail(pool, t, &format!("enqueue run not started: {e}")).await
-            {
-                tracing::warn!(trigger_id = t, error = %fail, "trigger not closed");
-            }
-            return Err(e.into());
-        }
-    };
+    let run = Run::start(pool, JobType::GeocoderEnqueue, trigger_id, owner).await?;
+    let run_id = run.id();
     let mut report = ScanReport {
         run_id,
         ..ScanReport::default()
     };
-    match scan(pool, trigger_id, shutdown, &mut report).await {
-        Ok(end) => close(pool, &mut report, end).await.map(|()| report),
+    match scan(&run, shutdown, &mut report).await {
+        Ok(end) => close(run, &mut report, end).await.map(|()| report),
         Err(e) => {
             let message = format!("enqueue scan failed: {e} ({})", report.summary());
             tracing::error!(run_id, error = %e, "enqueue scan failed");
             // Best effort: the database may be what failed.
-            let _ = runs::log(pool, Some(run_id), Level::Error, &message).await;
-            if let Err(fin) =
-                runs::finish(pool, run_id, RunEnd::Error, &report.stats(), Some(&message)).await
+            let _ = run.log(Level::Error, &message).await;
+            if let Err(fin) = run
+                .finish(RunStatus::Error, &report.stats(), Some(&message))
+                .await
             {
                 tracing::warn!(run_id, error = %fin, "run not closed; start recovery will close it");
             }
@@ -90,25 +80,24 @@ pub(crate) async fn run_scan(
 }
 
 /// Writes the summary and the final status.
-async fn close(pool: &PgPool, report: &mut ScanReport, end: End) -> Result<(), EnqueueError> {
-    let run_id = report.run_id;
+async fn close(run: Run, report: &mut ScanReport, end: End) -> Result<(), EnqueueError> {
+    let run_id = run.id();
     let summary = report.summary();
     report.stopped_early = !matches!(end, End::Complete);
     let (status, error) = match end {
-        End::Complete => (RunEnd::Success, None),
-        End::Cancelled => (RunEnd::Cancelled, Some("cancelled at the admin's request")),
+        End::Complete => (RunStatus::Success, None),
+        End::Cancelled => (
+            RunStatus::Cancelled,
+            Some("cancelled at the admin's request"),
+        ),
         End::Shutdown => (
-            RunEnd::Error,
+            RunStatus::Error,
             Some("interrupted by shutdown; the next scan continues with the bands left"),
         ),
         End::ClosedElsewhere => {
-            runs::log(
-                pool,
-                Some(run_id),
-                Level::Warn,
-                &format!("run closed under the scan; stopped: {summary}"),
-            )
-            .await?;
+            let line = format!("run closed under the scan; stopped: {summary}");
+            run.log(Level::Warn, &line).await?;
+            run.abandon().await?;
             return Ok(());
         }
     };
@@ -117,40 +106,31 @@ async fn close(pool: &PgPool, report: &mut ScanReport, end: End) -> Result<(), E
         None => format!("enqueue scan finished: {summary}"),
     };
     tracing::info!(run_id, %summary, "enqueue scan ended");
-    runs::log(pool, Some(run_id), Level::Info, &line).await?;
-    runs::finish(pool, run_id, status, &report.stats(), error).await?;
+    run.log(Level::Info, &line).await?;
+    run.finish(status, &report.stats(), error).await?;
     Ok(())
 }
 
 /// The scan body: pages of bands until none is left or the scan must stop.
 async fn scan(
-    pool: &PgPool,
-    trigger_id: Option<i64>,
+    run: &Run,
     shutdown: Option<&Shutdown>,
     report: &mut ScanReport,
 ) -> Result<End, EnqueueError> {
-    let run_id = report.run_id;
-    if let Some(t) = trigger_id {
-        jobs::attach_run(pool, t, run_id).await?;
-    }
-    let origin = match trigger_id {
+    let (pool, run_id) = (run.pool(), run.id());
+    let origin = match run.trigger() {
         Some(t) => format!("manual, trigger {t}"),
         None => "automatic".to_owned(),
     };
-    runs::log(
-        pool,
-        Some(run_id),
-        Level::Info,
-        &format!("enqueue scan started ({origin})"),
-    )
-    .await?;
+    run.log(Level::Info, &format!("enqueue scan started ({origin})"))
+        .await?;
     let mut progress = Progress::default();
     let mut skipped: BTreeMap<SkipReason, Vec<i64>> = BTreeMap::new();
     // Pipelined: while page n is inserted, page n+1 is read and planned on another
     // connection (keyset paging makes page n+1 independent of page n's rows).
     let mut next = read_and_plan(pool, i64::MIN).await?;
     let end = loop {
-        if let Some(end) = should_stop(pool, run_id, shutdown).await? {
+        if let Some(end) = should_stop(run, shutdown).await? {
             break end;
         }
         let Some(page) = next.take() else {
@@ -168,37 +148,30 @@ async fn scan(
         );
         next = following?;
         report.skipped = skipped.values().map(|v| v.len() as u64).sum();
-        runs::write_stats(pool, run_id, &report.stats()).await?;
+        run.write_stats(&report.stats()).await?;
     };
     report.skipped = skipped.values().map(|v| v.len() as u64).sum();
-    log_skips(pool, run_id, &skipped).await?;
+    log_skips(run, &skipped).await?;
     insert::log_unlisted_failures(pool, run_id, &progress).await?;
     if report.existing > 0 {
         let line = format!(
             "{} planned rows already existed (created by another scan meanwhile)",
             report.existing
         );
-        runs::log(pool, Some(run_id), Level::Info, &line).await?;
+        run.log(Level::Info, &line).await?;
     }
     Ok(end)
 }
 
 /// Shutdown, a cancel request, or a run closed by cleanup stop the scan between batches.
-async fn should_stop(
-    pool: &PgPool,
-    run_id: i64,
-    shutdown: Option<&Shutdown>,
-) -> Result<Option<End>, EnqueueError> {
+async fn should_stop(run: &Run, shutdown: Option<&Shutdown>) -> Result<Option<End>, EnqueueError> {
     if shutdown.is_some_and(Shutdown::is_cancelled) {
         return Ok(Some(End::Shutdown));
     }
-    if !runs::still_running(pool, run_id).await? {
-        return Ok(Some(End::ClosedElsewhere));
-    }
-    if runs::cancel_requested(pool, run_id).await? {
-        return Ok(Some(End::Cancelled));
-    }
-    Ok(None)
+    Ok(run.check().await?.map(|stop| match stop {
+        Stop::CancelRequested => End::Cancelled,
+        Stop::ClosedElsewhere => End::ClosedElsewhere,
+    }))
 }
 
 /// A page of bands, planned.
@@ -247,10 +220,10 @@ fn merge_skips(
 
 /// One log line per skip reason, with the count and the first band ids.
 async fn log_skips(
-    pool: &PgPool,
-    run_id: i64,
+    run: &Run,
     skipped: &BTreeMap<SkipReason, Vec<i64>>,
 ) -> Result<(), EnqueueError> {
+    let run_id = run.id();
     for (reason, ids) in skipped {
         let sample: Vec<String> = ids.iter().take(SKIP_SAMPLE).map(i64::to_string).collect();
         let more = if ids.len() > SKIP_SAMPLE { ", …" } else { "" };
@@ -260,7 +233,7 @@ async fn log_skips(
             sample.join(", ")
         );
         tracing::info!(run_id, skipped = ids.len(), %reason, "bands skipped");
-        runs::log(pool, Some(run_id), Level::Info, &line).await?;
+        run.log(Level::Info, &line).await?;
     }
     Ok(())
 }

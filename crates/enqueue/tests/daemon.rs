@@ -5,8 +5,9 @@
 mod common;
 
 use bandmap_db::band_locations::primary::{sync_primary_point, sync_primary_points};
-use bandmap_db::jobs;
 use bandmap_db::runs;
+use bandmap_db::runs::JobType;
+use bandmap_db::triggers;
 use bandmap_enqueue::{Periods, poll_once, run, run_once, run_with};
 use bandmap_test_support::TestDb;
 use common::{band, log_lines, run_record};
@@ -27,8 +28,10 @@ async fn a_pending_enqueue_trigger_is_claimed_and_ends_done_with_its_run() {
     let db = TestDb::new().await;
     let p = &db.pool;
     band(p, 1, Some("Norway"), Some("NO"), Some("Oslo")).await;
-    let crawl = jobs::create(p, "incremental", Some("admin")).await.unwrap();
-    let enq = jobs::create(p, "geocoder_enqueue", Some("admin"))
+    let crawl = triggers::create(p, JobType::Incremental, Some("admin"))
+        .await
+        .unwrap();
+    let enq = triggers::create(p, JobType::GeocoderEnqueue, Some("admin"))
         .await
         .unwrap();
 
@@ -69,7 +72,9 @@ async fn a_scan_that_cannot_continue_ends_its_run_and_trigger_in_error() {
     let db = TestDb::new().await;
     let p = &db.pool;
     band(p, 1, Some("Norway"), Some("NO"), Some("Oslo")).await;
-    let enq = jobs::create(p, "geocoder_enqueue", None).await.unwrap();
+    let enq = triggers::create(p, JobType::GeocoderEnqueue, None)
+        .await
+        .unwrap();
     // Reading the bands is impossible: the job itself cannot go on.
     sqlx::query("ALTER TABLE bands RENAME COLUMN location_text TO location_gone")
         .execute(p)
@@ -290,7 +295,7 @@ async fn the_loop_claims_a_trigger_created_while_it_runs() {
     .await;
 
     band(p, 1, Some("Norway"), Some("NO"), Some("Oslo")).await;
-    let enq = jobs::create(p, "geocoder_enqueue", Some("admin"))
+    let enq = triggers::create(p, JobType::GeocoderEnqueue, Some("admin"))
         .await
         .unwrap();
     eventually(

@@ -8,14 +8,28 @@ export const OVERVIEW_REFRESH_MS = 15000;
 export const MONITOR_INTERVALS = [3, 5, 10, 30];
 export const LOG_BUFFER_MAX = 500;
 
-const JOBS = [
-  ['incremental', 'Crawl incrémental', true],
-  ['enrich', 'Enrichissement', true],
-  ['full_crawl', 'Crawl complet', true],
-  ['geocoder_enqueue', 'Remplir la file de géocodage', false],
-];
+// French button labels of the job types the server knows; a type missing here is shown
+// by its name. The list itself, its order and the service running each type come from the
+// OpenAPI document (see jobTypes).
+const JOB_LABELS = {
+  incremental: 'Crawl incrémental',
+  enrich: 'Enrichissement',
+  full_crawl: 'Crawl complet',
+  geocoder_enqueue: 'Remplir la file de géocodage',
+};
 
-const CRAWLER_TYPES = new Set(['incremental', 'enrich', 'full_crawl']);
+/** Job types from an OpenAPI document: the enum of the job request body's `job_type`,
+ * with the service running each (`x-job-services`) → [{type, service}]. */
+export function jobTypesFrom(doc) {
+  const prop = doc?.components?.schemas?.NewTrigger?.properties?.job_type ?? {};
+  const services = prop['x-job-services'] ?? {};
+  return asList(prop.enum).map((type) => ({ type: String(type), service: String(services[type] ?? '') }));
+}
+
+/** The job types the server accepts, read from `GET /api/openapi.json`. */
+export async function jobTypes(opts) {
+  return jobTypesFrom(await api.get('/api/openapi.json', null, opts));
+}
 
 /** Is the crawler heartbeat alive? → {alive, reason} */
 export function crawlerStatus(healthRows) {
@@ -132,7 +146,10 @@ export function mount(root) {
   const secStats = loading();
   const crawlerReason = h('p', { class: 'reason', id: 'crawler-reason', role: 'status' });
 
-  const jobButtons = JOBS.map(([type, label, crawler]) => {
+  const jobButtons = [];
+  let lastHealthRows = null;
+  function jobButton({ type, service }) {
+    const label = JOB_LABELS[type] ?? type;
     const btn = actionButton(label, () => api.post('/admin/api/job-triggers', { job_type: type }), {
       className: 'primary',
       onDone: (res) => {
@@ -141,9 +158,10 @@ export function mount(root) {
       },
     });
     btn.dataset.jobType = type;
-    if (crawler) btn.setAttribute('aria-describedby', 'crawler-reason');
+    btn.dataset.service = service;
+    if (service === 'crawler') btn.setAttribute('aria-describedby', 'crawler-reason');
     return btn;
-  });
+  }
   const cleanupBtn = actionButton('Nettoyer les exécutions bloquées', () => api.post('/admin/api/crawl-runs/cleanup', {}), {
     confirmText: 'Fermer les exécutions restées « running » depuis plus de 30 minutes ?',
     onDone: (res) => {
@@ -161,7 +179,7 @@ export function mount(root) {
     h('section', { 'aria-labelledby': 'h-health' }, h('h2', { id: 'h-health' }, 'Services'), secHealth),
     h('section', { 'aria-labelledby': 'h-jobs' },
       h('h2', { id: 'h-jobs' }, 'Lancer une tâche'),
-      h('div', { class: 'toolbar' }, jobButtons, cleanupBtn),
+      h('div', { class: 'toolbar' }, cleanupBtn),
       crawlerReason),
     h('section', { 'aria-labelledby': 'h-runs' }, h('h2', { id: 'h-runs' }, 'Exécutions en cours'), secRuns),
     h('section', { 'aria-labelledby': 'h-pending' }, h('h2', { id: 'h-pending' }, 'Demandes en attente'), secJobs),
@@ -170,6 +188,14 @@ export function mount(root) {
       h('section', { 'aria-labelledby': 'h-queue' }, h('h2', { id: 'h-queue' }, 'File d’enrichissement'), secQueue)),
     h('section', { 'aria-labelledby': 'h-stats' }, h('h2', { id: 'h-stats' }, 'Statistiques'), secStats),
   );
+  jobTypes({ signal: ctrl.signal }).then((types) => {
+    if (destroyed) return;
+    jobButtons.push(...types.map(jobButton));
+    cleanupBtn.before(...jobButtons);
+    if (lastHealthRows) updateJobButtons(lastHealthRows);
+  }, (e) => {
+    if (!destroyed) cleanupBtn.after(errorBox(e));
+  });
   const monitor = liveMonitor();
   root.append(monitor.el);
 
@@ -262,9 +288,10 @@ export function mount(root) {
   }
 
   function updateJobButtons(healthRows) {
+    lastHealthRows = healthRows;
     const { alive, reason } = crawlerStatus(healthRows);
     for (const btn of jobButtons) {
-      if (CRAWLER_TYPES.has(btn.dataset.jobType)) {
+      if (btn.dataset.service === 'crawler') {
         btn.disabled = !alive;
         btn.title = alive ? '' : reason;
       }

@@ -1,17 +1,17 @@
 //! Admin API: job requests (`job_triggers`) and crawl-run control. Cancelling a run only
 //! raises `cancel_requested`: the job writes its final status itself (rule 10).
 
-use crate::admin::monitoring::params;
 use crate::admin::monitoring::shapes::{ListPage, TriggerItem};
+use crate::admin::monitoring::{params, vocab};
 use crate::auth::AdminSession;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Json, Page, Path, Query};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
-use bandmap_db::admin_jobs::{self, JOB_TYPES, RunCancel, TRIGGER_STATUSES};
 use bandmap_db::audit::{self, Entry};
-use bandmap_db::jobs::CancelOutcome;
+use bandmap_db::runs::{self, JobType, RunCancel, RunStatus, TriggerStatus};
+use bandmap_db::triggers::{self, CancelOutcome};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use utoipa::{IntoParams, ToSchema};
@@ -50,8 +50,8 @@ async fn audited(
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewTrigger {
-    /// `enrich`, `incremental`, `full_crawl` or `geocoder_enqueue`.
-    #[schema(pattern = "^(enrich|incremental|full_crawl|geocoder_enqueue)$")]
+    /// The job to run (case-insensitive).
+    #[schema(schema_with = vocab::job_type)]
     pub job_type: String,
 }
 
@@ -74,11 +74,13 @@ pub async fn create_trigger(
     session: AdminSession,
     Json(body): Json<NewTrigger>,
 ) -> Result<(StatusCode, axum::Json<Created>), ApiError> {
-    let job_type = params::one_of("job_type", Some(&body.job_type), &JOB_TYPES)?
+    let job_type = params::one_of("job_type", Some(&body.job_type), &JobType::names())?
+        .as_deref()
+        .and_then(JobType::parse)
         .ok_or_else(|| ApiError::bad_request("job_type is required"))?;
     let mut tx = state.pool.begin().await?;
-    let id = admin_jobs::create_trigger(&mut tx, &job_type, &session.username).await?;
-    let after = json!({"id": id, "job_type": job_type, "status": "pending"});
+    let id = triggers::create(&mut *tx, job_type, Some(&session.username)).await?;
+    let after = json!({"id": id, "job_type": job_type, "status": TriggerStatus::Pending});
     audited(
         &mut tx,
         &session,
@@ -96,8 +98,8 @@ pub async fn create_trigger(
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct TriggersQuery {
-    /// `pending`, `claimed`, `done`, `error` or `cancelled`.
-    #[param(value_type = Option<String>, pattern = "^(pending|claimed|done|error|cancelled)$")]
+    /// Only triggers in this state (case-insensitive).
+    #[param(schema_with = vocab::trigger_status)]
     status: Option<String>,
     /// Page size (default 50, max 500).
     #[param(value_type = Option<i64>, minimum = 0)]
@@ -118,11 +120,12 @@ pub async fn list_triggers(
     State(state): State<AppState>,
     Query(q): Query<TriggersQuery>,
 ) -> Result<axum::Json<ListPage<TriggerItem>>, ApiError> {
-    let status = params::one_of("status", q.status.as_deref(), &TRIGGER_STATUSES)?;
+    let status = params::one_of("status", q.status.as_deref(), &TriggerStatus::names())?
+        .as_deref()
+        .and_then(TriggerStatus::parse);
     let page = Page::parse(q.limit.as_deref(), q.offset.as_deref())?;
     let (rows, total) =
-        bandmap_db::monitoring::triggers(&state.pool, status.as_deref(), page.limit, page.offset)
-            .await?;
+        bandmap_db::monitoring::triggers(&state.pool, status, page.limit, page.offset).await?;
     Ok(axum::Json(ListPage::from_rows(rows, total, page)))
 }
 
@@ -132,14 +135,15 @@ pub struct TriggerCancelled {
     /// Trigger id.
     pub id: i64,
     /// Always `cancelled`.
-    pub status: String,
+    #[schema(schema_with = vocab::trigger_status)]
+    pub status: TriggerStatus,
 }
 
 /// Cancels a request that is still `pending`. Audited.
 #[utoipa::path(post, path = "/job-triggers/{id}/cancel", tag = "admin-jobs",
     params(("id" = i64, Path, description = "trigger id")), security(("session" = [])),
     responses(
-        (status = 200, description = "cancelled", body = TriggerCancelled),
+        (status = 200, description = "the request is cancelled", body = TriggerCancelled),
         (status = 400, description = "invalid id", body = ErrorBody),
         (status = 401, description = "no session", body = ErrorBody),
         (status = 404, description = "unknown id", body = ErrorBody),
@@ -150,7 +154,7 @@ pub async fn cancel_trigger(
     Path(id): Path<i64>,
 ) -> Result<axum::Json<TriggerCancelled>, ApiError> {
     let mut tx = state.pool.begin().await?;
-    match admin_jobs::cancel_trigger(&mut tx, id).await? {
+    match triggers::cancel(&mut *tx, id).await? {
         CancelOutcome::NotFound => return Err(ApiError::not_found(format!("no job trigger {id}"))),
         CancelOutcome::NotPending => {
             return Err(ApiError::Conflict(format!(
@@ -160,7 +164,10 @@ pub async fn cancel_trigger(
         CancelOutcome::Cancelled => {}
     }
     let target = format!("job_trigger:{id}");
-    let (before, after) = (json!({"status": "pending"}), json!({"status": "cancelled"}));
+    let (before, after) = (
+        json!({"status": TriggerStatus::Pending}),
+        json!({"status": TriggerStatus::Cancelled}),
+    );
     audited(
         &mut tx,
         &session,
@@ -173,7 +180,7 @@ pub async fn cancel_trigger(
     tx.commit().await?;
     Ok(axum::Json(TriggerCancelled {
         id,
-        status: "cancelled".into(),
+        status: TriggerStatus::Cancelled,
     }))
 }
 
@@ -183,7 +190,8 @@ pub struct RunCancelRequested {
     /// Run id.
     pub id: i64,
     /// Still `running`: the job writes `cancelled` itself at its next batch.
-    pub status: String,
+    #[schema(schema_with = vocab::run_status)]
+    pub status: RunStatus,
     /// Always true.
     pub cancel_requested: bool,
 }
@@ -204,7 +212,7 @@ pub async fn cancel_run(
     Path(id): Path<i64>,
 ) -> Result<axum::Json<RunCancelRequested>, ApiError> {
     let mut tx = state.pool.begin().await?;
-    let was_requested = match admin_jobs::request_run_cancel(&mut tx, id).await? {
+    let was_requested = match runs::request_cancel(&mut *tx, id).await? {
         RunCancel::NotFound => return Err(ApiError::not_found(format!("no crawl run {id}"))),
         RunCancel::NotRunning => {
             return Err(ApiError::Conflict(format!("crawl run {id} is not running")));
@@ -212,8 +220,8 @@ pub async fn cancel_run(
         RunCancel::Requested { was_requested } => was_requested,
     };
     let target = format!("crawl_run:{id}");
-    let before = json!({"status": "running", "cancel_requested": was_requested});
-    let after = json!({"status": "running", "cancel_requested": true});
+    let before = json!({"status": RunStatus::Running, "cancel_requested": was_requested});
+    let after = json!({"status": RunStatus::Running, "cancel_requested": true});
     audited(
         &mut tx,
         &session,
@@ -226,7 +234,7 @@ pub async fn cancel_run(
     tx.commit().await?;
     Ok(axum::Json(RunCancelRequested {
         id,
-        status: "running".into(),
+        status: RunStatus::Running,
         cancel_requested: true,
     }))
 }
@@ -252,7 +260,7 @@ pub async fn cleanup_runs(
     let reason = format!("closed by admin cleanup ({})", session.username);
     // One transaction: the runs closed, their triggers, log lines and the audit row.
     let mut tx = state.pool.begin().await?;
-    let closed = bandmap_db::runs::cleanup_stuck_in(&mut tx, &reason).await?;
+    let closed = runs::cleanup_stuck(&mut *tx, &reason).await?;
     let after = json!({"closed": closed});
     audited(
         &mut tx,

@@ -7,6 +7,7 @@ mod catalogue;
 pub mod params;
 pub mod shapes;
 mod status;
+pub mod vocab;
 
 use crate::state::AppState;
 use utoipa_axum::{router::OpenApiRouter, routes};

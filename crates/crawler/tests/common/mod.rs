@@ -178,10 +178,11 @@ pub async fn run_triggered_full_crawl(
     pool: &PgPool,
 ) -> (i64, bandmap_crawler::job::RunOutcome) {
     use bandmap_crawler::job::{JobKind, JobOptions, execute};
-    let trigger = bandmap_db::jobs::create(pool, "full_crawl", Some("admin"))
-        .await
-        .unwrap();
-    let claimed = bandmap_db::jobs::claim(pool, &["full_crawl"])
+    let trigger =
+        bandmap_db::triggers::create(pool, bandmap_db::runs::JobType::FullCrawl, Some("admin"))
+            .await
+            .unwrap();
+    let claimed = bandmap_db::triggers::claim(pool, &[bandmap_db::runs::JobType::FullCrawl])
         .await
         .unwrap()
         .unwrap();

@@ -3,12 +3,14 @@
 
 use super::params;
 use super::shapes::ListPage;
+use super::vocab;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Page, Query};
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
 use bandmap_db::monitoring::{ActivityRow, LogFilter, LogLine};
+use bandmap_db::runs::{JobType, Level, RunStatus};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -39,9 +41,11 @@ pub enum ActivityItem {
         id: i64,
         /// Run type.
         #[serde(rename = "type")]
-        run_type: String,
+        #[schema(schema_with = vocab::job_type)]
+        run_type: JobType,
         /// Run status.
-        status: String,
+        #[schema(schema_with = vocab::run_status)]
+        status: RunStatus,
         /// Start (the sort key).
         started_at: DateTime<Utc>,
         /// End.
@@ -72,11 +76,11 @@ pub enum ActivityItem {
 
 impl From<ActivityRow> for ActivityItem {
     fn from(r: ActivityRow) -> Self {
-        if r.kind == "run" {
+        if let ("run", Some(run_type), Some(status)) = (r.kind.as_str(), r.run_type, r.status) {
             ActivityItem::Run {
                 id: r.id,
-                run_type: r.run_type.unwrap_or_default(),
-                status: r.status.unwrap_or_default(),
+                run_type,
+                status,
                 started_at: r.at,
                 finished_at: r.finished_at,
                 stats: r.stats.unwrap_or(Value::Null),
@@ -126,7 +130,7 @@ pub struct LogsQuery {
     #[param(value_type = Option<i64>)]
     min_id: Option<String>,
     /// `debug`, `info`, `warn` or `error`.
-    #[param(value_type = Option<String>, pattern = "^(debug|info|warn|error)$")]
+    #[param(schema_with = vocab::log_level)]
     level: Option<String>,
     /// Page size (default 50, max 500).
     #[param(value_type = Option<i64>, minimum = 0)]
@@ -177,11 +181,7 @@ pub async fn logs(
     let filter = LogFilter {
         run_id: params::int("run_id", q.run_id.as_deref())?,
         min_id: params::int("min_id", q.min_id.as_deref())?,
-        level: params::one_of(
-            "level",
-            q.level.as_deref(),
-            &["debug", "info", "warn", "error"],
-        )?,
+        level: params::one_of("level", q.level.as_deref(), &Level::names())?,
     };
     let page = Page::parse(q.limit.as_deref(), q.offset.as_deref())?;
     let (rows, total) =

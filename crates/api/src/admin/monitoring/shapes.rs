@@ -2,7 +2,9 @@
 //! geocoding status counters, and the run, trigger and health rows (each with its OpenAPI
 //! schema). Error answers documented by every admin route are here too.
 
+use super::vocab;
 use bandmap_db::monitoring::{HealthRow, RunRow, TriggerRow};
+use bandmap_db::runs::{JobType, RunStatus, TriggerStatus};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::Value;
@@ -81,11 +83,13 @@ impl From<BTreeMap<String, i64>> for StatusCounts {
 pub struct RunItem {
     /// Run id.
     pub id: i64,
-    /// `incremental`, `enrich`, `full_crawl`, `geocoder_enqueue`.
+    /// The job it runs.
     #[serde(rename = "type")]
-    pub run_type: String,
-    /// `running`, `success`, `error`, `cancelled`, `interrupted`.
-    pub status: String,
+    #[schema(schema_with = vocab::job_type)]
+    pub run_type: JobType,
+    /// Its status.
+    #[schema(schema_with = vocab::run_status)]
+    pub status: RunStatus,
     /// Cooperative cancel flag (rule 10).
     pub cancel_requested: bool,
     /// Start.
@@ -124,10 +128,11 @@ impl From<RunRow> for RunItem {
 pub struct TriggerItem {
     /// Trigger id.
     pub id: i64,
-    /// Requested job type.
+    /// Requested job type (free text: an unknown type is closed as `error`).
     pub job_type: String,
-    /// `pending`, `claimed`, `done`, `error`, `cancelled`.
-    pub status: String,
+    /// Its state.
+    #[schema(schema_with = vocab::trigger_status)]
+    pub status: TriggerStatus,
     /// Creation.
     pub created_at: DateTime<Utc>,
     /// Admin who asked.

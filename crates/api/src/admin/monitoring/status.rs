@@ -6,6 +6,7 @@ use crate::error::{ApiError, ErrorBody};
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
+use bandmap_db::runs::TriggerStatus;
 use bandmap_db::{catalogue_stats, checkpoints, geocoding_stats, monitoring};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -46,7 +47,7 @@ pub async fn live(State(state): State<AppState>) -> Result<Json<Live>, ApiError>
     let runs = monitoring::running_runs(pool).await?;
     let counts = geocoding_stats::status_counts(pool).await?;
     let processed_last_hour = geocoding_stats::processed_last_hour(pool).await?;
-    let (jobs, _) = monitoring::triggers(pool, Some("pending"), 500, 0).await?;
+    let (jobs, _) = monitoring::triggers(pool, Some(TriggerStatus::Pending), 500, 0).await?;
     let queue = catalogue_stats::queue_counts(pool).await?;
     let services = monitoring::health(pool).await?;
     Ok(Json(Live {
