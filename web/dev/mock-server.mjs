@@ -37,6 +37,47 @@ const GENRES = ['Black Metal', 'Death Metal', 'Black/Death Metal', 'Doom Metal',
 const STATUSES = ['Active', 'Split-up', 'On hold'];
 const GEO_STATUSES = ['done', 'done', 'done', 'done', 'country_only', 'error', 'llm_needed', 'pending', 'manual'];
 
+// A band whose path has three steps, the middle one never placed, and four bands of one
+// town sharing its exact coordinates (the town list of CONTRACT §11 at zoom 17).
+export const PATH_BAND = { ma_id: 2000, name: 'Tristep Wanderers' };
+export const TOWN = { name: 'Tilburg', country: 'Netherlands', lat: 51.5555, lon: 5.0913, ma_ids: [2001, 2002, 2003, 2004] };
+
+function mockBand(maId, name, country, lat, lon, extra) {
+  return {
+    ma_id: maId, name, country, country_code: country.slice(0, 2).toUpperCase(), location_text: '', genre: 'Doom Metal',
+    themes: null, status: 'Active', formed_year: 1992, lat, lon, enriched: true, enrich_pending: false, locked_fields: [],
+    crawler_pending: {}, updated_at: new Date().toISOString(), crawled_at: null, first_seen_at: '2025-01-01T00:00:00Z',
+    data: { url: `https://www.metal-archives.com/bands/x/${maId}` }, url: `https://www.metal-archives.com/bands/x/${maId}`,
+    band_page: null, ...extra,
+  };
+}
+
+function mockLocation(id, b, order, label, raw, country, lat, lon) {
+  const located = lat !== null;
+  return {
+    id, ma_id: b.ma_id, band_name: b.name, step_order: order, step_label: label, location_raw: raw, country,
+    status: located ? 'done' : 'error', attempts: 1, error: located ? null : 'no such place', provider: located ? 'gazetteer' : null,
+    confidence: located ? 0.9 : null, granularity: located ? 'city' : null, lat, lon, query: raw, updated_at: new Date().toISOString(),
+  };
+}
+
+function addShowcase(bands, locations, firstId) {
+  let id = firstId;
+  const w = mockBand(PATH_BAND.ma_id, PATH_BAND.name, 'Norway', 59.95, 10.8, {
+    location_text: 'Oslo (early); Atlantis (mid); Berlin (later)', themes: 'Wandering, Exile', label: 'Nomad Records',
+    years_active: '1992-2001, 2008-present', status: 'Active', formed_year: 1992, genre: 'Atmospheric Black Metal',
+  });
+  bands.push(w);
+  locations.push(mockLocation(id++, w, 0, 'early', 'Oslo', 'Norway', 59.95, 10.8));
+  locations.push(mockLocation(id++, w, 1, 'mid', 'Atlantis', 'Norway', null, null));
+  locations.push(mockLocation(id++, w, 2, 'later', 'Berlin', 'Germany', 52.5, 13.45));
+  TOWN.ma_ids.forEach((maId, k) => {
+    const b = mockBand(maId, `${['Kanaal', 'Heide', 'Ruïne', 'Veen'][k]} ${maId}`, TOWN.country, TOWN.lat, TOWN.lon, { formed_year: 1990 + k * 5 });
+    bands.push(b);
+    locations.push(mockLocation(id++, b, 0, null, TOWN.name, TOWN.country, TOWN.lat, TOWN.lon));
+  });
+}
+
 function makeData() {
   const bands = [];
   const locations = [];
@@ -73,6 +114,7 @@ function makeData() {
       });
     });
   }
+  addShowcase(bands, locations, locId);
   const llm = bands.slice(0, 8).map((b, i) => ({
     id: i + 1, created_at: new Date(Date.now() - i * 60e3).toISOString(), ma_id: b.ma_id, band_name: b.name,
     location_raw: b.location_text, country: b.country, model: i % 2 ? 'llama-3.1-8b-instant' : 'llama-3.3-70b-versatile',
@@ -217,9 +259,15 @@ async function handleApi(req, res, url) {
   if ((mm = p.match(/^\/api\/bands\/(\d+)$/)) && m === 'GET') {
     const b = state.bands.find((x) => x.ma_id === Number(mm[1]));
     if (!b) return err(res, 404, 'not_found', 'unknown band');
-    const steps = state.locations.filter((l) => l.ma_id === b.ma_id && l.lat !== null)
-      .map((l) => ({ step_order: l.step_order, step_label: l.step_label, location_raw: l.location_raw, lat: l.lat, lon: l.lon }));
-    return send(res, 200, { ma_id: b.ma_id, name: b.name, genre: b.genre, country: b.country, status: b.status, formed_year: b.formed_year, url: b.url, steps });
+    // Like the API: every step in order, coordinates only for placed ones; themes, label
+    // and years_active only when known.
+    const placed = (l) => l.status === 'done' || l.status === 'country_only' || l.status === 'manual';
+    const steps = state.locations.filter((l) => l.ma_id === b.ma_id).map((l) => ({
+      location_id: l.id, step_order: l.step_order, step_label: l.step_label, location_raw: l.location_raw,
+      lat: placed(l) ? l.lat : null, lon: placed(l) ? l.lon : null,
+    }));
+    const known = Object.fromEntries(['themes', 'label', 'years_active'].filter((k) => b[k]).map((k) => [k, b[k]]));
+    return send(res, 200, { ma_id: b.ma_id, name: b.name, genre: b.genre, country: b.country, status: b.status, formed_year: b.formed_year, ...known, url: b.url, steps });
   }
   if (p === '/api/search' && m === 'GET') {
     const s = q.get('q') || '';

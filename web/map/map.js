@@ -2,7 +2,7 @@
 // tiles, server-side clusters, band card, filters, search; view and filters in the URL.
 import * as L from '/vendor/leaflet/leaflet-src.esm.js';
 import { $ } from './dom.js';
-import { state, initialView, updateUrl, onFiltersChange } from './state.js';
+import { state, initialView, updateUrl, onFiltersChange, urlHasView } from './state.js';
 import { addOutline } from './outline.js';
 import { initClusters, loadClusters } from './clusters.js';
 import { initCard, openCard, showStack } from './card.js';
@@ -65,7 +65,8 @@ function start() {
   onFiltersChange(() => loadClusters());
   updateUrl();
   loadClusters();
-  if (state.openBand) openCard(state.openBand);
+  // A shared link reopens the card at the link's view; a bare ?band= frames the path.
+  if (state.openBand) openCard(state.openBand, { fit: !urlHasView });
 }
 
 start();

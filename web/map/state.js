@@ -14,6 +14,9 @@ export const state = {
 };
 
 /** The view asked for by the URL, or the default one. */
+/** Whether the page was opened with a view (a shared link): it is kept as is. */
+export const urlHasView = initial.has('lat') && initial.has('lon');
+
 export function initialView() {
   const lat = num(initial.get('lat'));
   const lon = num(initial.get('lon'));
