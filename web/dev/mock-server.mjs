@@ -228,6 +228,33 @@ function clusters(q) {
   return { type: 'FeatureCollection', features };
 }
 
+// GeoNames countryInfo populations of the mock's countries (the real server reads
+// data/gazetteer/countries.tsv).
+const POPULATIONS = {
+  Norway: ['NO', 578, 5314336], Sweden: ['SE', 752, 10183175], Finland: ['FI', 246, 5518050], Germany: ['DE', 276, 82927922],
+  France: ['FR', 250, 66987244], Poland: ['PL', 616, 37978548], 'United Kingdom': ['GB', 826, 66488991], Greece: ['GR', 300, 10727668],
+  Spain: ['ES', 724, 46723749], Italy: ['IT', 380, 60431283], Czechia: ['CZ', 203, 10625695], Netherlands: ['NL', 528, 17231017],
+};
+
+/** GET /api/countries: the catalogue's bands per country under the map's filters. */
+function countryDensities(q) {
+  const counts = new Map();
+  for (const b of state.bands) {
+    if (q.get('genre') && !has(b.genre, q.get('genre'))) continue;
+    const pop = POPULATIONS[b.country];
+    if (q.get('country') && ![b.country, pop?.[0]].some((c) => String(c).toLowerCase() === q.get('country').toLowerCase())) continue;
+    if (q.get('status') && String(b.status).toLowerCase() !== q.get('status').toLowerCase()) continue;
+    if (q.get('year_min') && !(b.formed_year >= Number(q.get('year_min')))) continue;
+    if (q.get('year_max') && !(b.formed_year <= Number(q.get('year_max')))) continue;
+    counts.set(b.country, (counts.get(b.country) || 0) + 1);
+  }
+  return [...counts].map(([country, bands]) => {
+    const [cc, iso, population] = POPULATIONS[country] || [country.slice(0, 2).toUpperCase(), null, null];
+    const per100k = population ? Math.round((bands * 1e5 / population) * 1e4) / 1e4 : null;
+    return { country_code: cc, country, iso_numeric: iso, bands, population, per_100k: per100k };
+  }).sort((a, b) => a.country_code.localeCompare(b.country_code));
+}
+
 function health() {
   const now = Date.now();
   const rows = [
@@ -268,6 +295,10 @@ async function handleApi(req, res, url) {
     }));
     const known = Object.fromEntries(['themes', 'label', 'years_active'].filter((k) => b[k]).map((k) => [k, b[k]]));
     return send(res, 200, { ma_id: b.ma_id, name: b.name, genre: b.genre, country: b.country, status: b.status, formed_year: b.formed_year, ...known, url: b.url, steps });
+  }
+  if (p === '/api/countries' && m === 'GET') {
+    if ([...q.values()].some((v) => v.length > 100)) return err(res, 400, 'bad_request', 'filter too long');
+    return send(res, 200, { items: countryDensities(q) });
   }
   if (p === '/api/search' && m === 'GET') {
     const s = q.get('q') || '';

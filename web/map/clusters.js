@@ -11,6 +11,7 @@ const SAME_PLACE_ZOOM = 17;
 let layer = null;
 let handlers = null;
 let loadCtrl = null;
+let shown = true; // false while the density layer replaces the clusters
 // A cluster of points sharing one position, clicked: once the map is at zoom 17 (where the
 // server sends them one by one, CONTRACT §11), the list of its bands opens by itself.
 let pendingTown = null;
@@ -91,6 +92,7 @@ function render(fc) {
 
 /** Loads the clusters of the current view; resolves once they are drawn (or failed). */
 export async function loadClusters() {
+  if (!shown) return;
   if (loadCtrl) loadCtrl.abort();
   const ctrl = new AbortController();
   loadCtrl = ctrl;
@@ -111,6 +113,19 @@ export async function loadClusters() {
     showError('clusters', `Les groupes n’ont pas pu être chargés : ${e.message}.`, () => loadClusters());
   } finally {
     if (ctrl === loadCtrl) $('map-status').removeAttribute('aria-busy');
+  }
+}
+
+/** Shows (and reloads) or hides the clusters. */
+export function setClustersShown(show) {
+  if (show === shown) return;
+  shown = show;
+  if (show) {
+    layer.addTo(state.map);
+    loadClusters();
+  } else {
+    if (loadCtrl) loadCtrl.abort();
+    layer.remove();
   }
 }
 

@@ -8,5 +8,6 @@ import './map-phone.spec.mjs';
 import './map-search.spec.mjs';
 import './map-timeline.spec.mjs';
 import './map-card.spec.mjs';
+import './map-density.spec.mjs';
 import './page-complete.spec.mjs';
 import './admin.spec.mjs';

@@ -31,7 +31,11 @@ async fn card_carries_themes_label_and_years_active() {
     assert_eq!(b["label"], json!("Peaceville"));
     assert_eq!(b["years_active"], json!("1991-2004, 2010-present"));
     let b = get(2).await;
-    assert_eq!(b["themes"], json!("War"), "an empty column falls back to the page");
+    assert_eq!(
+        b["themes"],
+        json!("War"),
+        "an empty column falls back to the page"
+    );
     assert_eq!(b["label"], json!("Osmose Productions"));
     assert_eq!(b["years_active"], json!("1995-present"));
     let b = get(3).await;
