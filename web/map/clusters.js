@@ -7,9 +7,14 @@ import { showError, clearError } from './errors.js';
 import { markerIcon, accessibleMarker, clusterSize } from './markers.js';
 import { state, FILTERS } from './state.js';
 
+const SAME_PLACE_ZOOM = 17;
 let layer = null;
 let handlers = null;
 let loadCtrl = null;
+let shown = true; // false while the density layer replaces the clusters
+// A cluster of points sharing one position, clicked: once the map is at zoom 17 (where the
+// server sends them one by one, CONTRACT §11), the list of its bands opens by itself.
+let pendingTown = null;
 
 export function bboxParam(bounds) {
   const clamp = (v, lo, hi) => Math.max(lo, Math.min(hi, v));
@@ -27,6 +32,7 @@ function addCluster(latlng, p) {
   const label = count >= 10000 ? `${Math.round(count / 1000)}k` : String(count);
   const target = Number.isFinite(Number(p.expansion_zoom)) ? Number(p.expansion_zoom) : map.getZoom() + 2;
   accessibleMarker(latlng, markerIcon(cls, clusterSize(count), label), `Groupe de ${count} points : zoomer`, () => {
+    pendingTown = target >= SAME_PLACE_ZOOM ? latlng : null;
     map.setView(latlng, Math.min(map.getMaxZoom(), Math.max(target, map.getZoom() + 1)));
   }, { count, kind: 'cluster' }).addTo(layer);
 }
@@ -42,6 +48,14 @@ function addStack(latlng, items) {
   accessibleMarker(latlng, markerIcon('bm-point bm-stack', 24, String(items.length)),
     `${items.length} groupes à ${text(items[0].location_raw)}`, () => handlers.openStack(items), { count: items.length, kind: 'stack' })
     .addTo(layer);
+}
+
+function openPendingTown(stacks) {
+  if (!pendingTown || state.map.getZoom() < SAME_PLACE_ZOOM) return;
+  const near = [...stacks.values()].find(({ latlng, items }) => items.length > 1
+    && Math.abs(latlng.lat - pendingTown.lat) < 1e-5 && Math.abs(latlng.lng - pendingTown.lng) < 1e-5);
+  pendingTown = null;
+  if (near) handlers.openStack(near.items);
 }
 
 /** Draws a FeatureCollection; returns the number of points (bands' steps) it holds. */
@@ -68,6 +82,7 @@ function render(fc) {
     }
   }
   for (const { latlng, items } of stacks.values()) addStack(latlng, items);
+  openPendingTown(stacks);
   const status = $('map-status');
   status.dataset.count = String(points);
   status.textContent = features.length
@@ -77,6 +92,7 @@ function render(fc) {
 
 /** Loads the clusters of the current view; resolves once they are drawn (or failed). */
 export async function loadClusters() {
+  if (!shown) return;
   if (loadCtrl) loadCtrl.abort();
   const ctrl = new AbortController();
   loadCtrl = ctrl;
@@ -97,6 +113,19 @@ export async function loadClusters() {
     showError('clusters', `Les groupes n’ont pas pu être chargés : ${e.message}.`, () => loadClusters());
   } finally {
     if (ctrl === loadCtrl) $('map-status').removeAttribute('aria-busy');
+  }
+}
+
+/** Shows (and reloads) or hides the clusters. */
+export function setClustersShown(show) {
+  if (show === shown) return;
+  shown = show;
+  if (show) {
+    layer.addTo(state.map);
+    loadClusters();
+  } else {
+    if (loadCtrl) loadCtrl.abort();
+    layer.remove();
   }
 }
 

@@ -12,6 +12,7 @@ function entries() {
     [swatch(h('span', { class: 'bm-marker bm-point' })), 'Un groupe'],
     [swatch(h('span', { class: 'bm-marker bm-point bm-stack' })), 'Plusieurs groupes au même lieu'],
     [swatch(h('span', { class: 'sw-line' })), 'Parcours du groupe ouvert'],
+    [swatch(h('span', { class: 'bm-step bm-step-start sw-step' }, '1')), 'Son départ (étapes numérotées)'],
     [swatch(h('span', { class: 'sw-land' })), 'Pays (Natural Earth)'],
   ];
 }

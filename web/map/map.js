@@ -2,9 +2,10 @@
 // tiles, server-side clusters, band card, filters, search; view and filters in the URL.
 import * as L from '/vendor/leaflet/leaflet-src.esm.js';
 import { $ } from './dom.js';
-import { state, initialView, updateUrl, onFiltersChange } from './state.js';
+import { state, initialView, updateUrl, onFiltersChange, urlHasView } from './state.js';
 import { addOutline } from './outline.js';
-import { initClusters, loadClusters } from './clusters.js';
+import { initClusters, loadClusters, setClustersShown } from './clusters.js';
+import { initDensity, loadDensity } from './density.js';
 import { initCard, openCard, showStack } from './card.js';
 import { initFilters } from './filters.js';
 import { initSearch } from './search.js';
@@ -51,9 +52,10 @@ function start() {
   state.map = map;
   addTiles(map);
   addOutline(map);
-  addLegend(map);
   initClusters(map, { openBand: openCard, openStack: showStack });
+  initDensity(map, setClustersShown);
   initCard(map);
+  addLegend(map);
   initFilters();
   initSearch(openCard);
   initTimeline();
@@ -62,10 +64,11 @@ function start() {
     updateUrl();
     reload();
   });
-  onFiltersChange(() => loadClusters());
+  onFiltersChange(() => Promise.all([loadClusters(), loadDensity()]));
   updateUrl();
   loadClusters();
-  if (state.openBand) openCard(state.openBand);
+  // A shared link reopens the card at the link's view; a bare ?band= frames the path.
+  if (state.openBand) openCard(state.openBand, { fit: !urlHasView });
 }
 
 start();

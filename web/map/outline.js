@@ -10,6 +10,15 @@ import { h } from './dom.js';
 import { showError, clearError } from './errors.js';
 
 const DATA_URL = '/vendor/world-atlas/countries-110m.json';
+
+let shapesReady = null;
+const shapes = new Promise((resolve) => {
+  shapesReady = resolve;
+});
+
+/** The country shapes (GeoJSON, antimeridian unwrapped, no Antarctica) once loaded; the
+ *  density layer colours them. Never resolves if the outline data failed (said in the banner). */
+export const countryShapes = () => shapes;
 const LABEL_MAX_ZOOM = 6;
 const LABEL_HEIGHT = 16;
 const LABEL_FONT_PX = 11;
@@ -157,6 +166,7 @@ export async function addOutline(map) {
   try {
     const topo = await getJson(DATA_URL);
     const countries = drawOutline(map, topo);
+    shapesReady(countries);
     const labels = countryLabels(countries);
     const place = () => placeLabels(map, labels, layer);
     map.on('zoomend moveend', place);

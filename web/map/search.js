@@ -39,8 +39,11 @@ function choose(item) {
   input().value = item.name ?? '';
   const lat = num(item.lat);
   const lon = num(item.lon);
-  if (Number.isFinite(lat) && Number.isFinite(lon)) state.map.flyTo([lat, lon], Math.max(state.map.getZoom(), 10), { duration: 0.8 });
-  onChoose(item.ma_id);
+  const located = Number.isFinite(lat) && Number.isFinite(lon);
+  if (located) state.map.flyTo([lat, lon], Math.max(state.map.getZoom(), 10), { duration: 0.8 });
+  // A band without a primary point: no flight; the card says which steps are not placed
+  // and brings the placed ones (if any) into view.
+  onChoose(item.ma_id, { fit: !located });
 }
 
 function option(item, i) {

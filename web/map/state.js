@@ -1,5 +1,5 @@
 // The page state that a shared link carries: view, filters, open band.
-// /?lat=..&lon=..&z=..&genre=..&country=..&status=..&year_min=..&year_max=..&band=<ma_id>
+// /?lat=..&lon=..&z=..&genre=..&country=..&status=..&year_min=..&year_max=..&layer=density&band=<ma_id>
 import { num } from './dom.js';
 
 export const FILTERS = ['genre', 'country', 'status', 'year_min', 'year_max'];
@@ -10,10 +10,14 @@ const initial = new URLSearchParams(location.search);
 export const state = {
   filters: Object.fromEntries(FILTERS.filter((k) => initial.get(k)).map((k) => [k, initial.get(k)])),
   openBand: initial.get('band') || null,
+  layer: initial.get('layer') === 'density' ? 'density' : null, // the density choropleth instead of the clusters
   map: null,
 };
 
 /** The view asked for by the URL, or the default one. */
+/** Whether the page was opened with a view (a shared link): it is kept as is. */
+export const urlHasView = initial.has('lat') && initial.has('lon');
+
 export function initialView() {
   const lat = num(initial.get('lat'));
   const lon = num(initial.get('lon'));
@@ -33,6 +37,7 @@ export function updateUrl() {
     p.set('z', String(state.map.getZoom()));
   }
   for (const k of FILTERS) if (state.filters[k]) p.set(k, state.filters[k]);
+  if (state.layer) p.set('layer', state.layer);
   if (state.openBand) p.set('band', state.openBand);
   history.replaceState(null, '', `${location.pathname}?${p.toString()}`);
 }

@@ -7,5 +7,7 @@ import './map-identity.spec.mjs';
 import './map-phone.spec.mjs';
 import './map-search.spec.mjs';
 import './map-timeline.spec.mjs';
+import './map-card.spec.mjs';
+import './map-density.spec.mjs';
 import './page-complete.spec.mjs';
 import './admin.spec.mjs';

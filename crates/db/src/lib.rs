@@ -9,6 +9,7 @@ pub mod bands;
 pub mod catalogue_stats;
 pub mod checkpoints;
 pub mod connect;
+pub mod country_counts;
 mod error;
 pub mod geocode_cache;
 pub mod geocoding_stats;

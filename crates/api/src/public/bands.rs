@@ -11,7 +11,12 @@ use bandmap_db::band_locations::GeocodeStatus;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+// Themes, label and years active: the catalogue column when set, else what the band page
+// said (`band_page`, written by the enrichment; `years_active` has no other writer).
 const CARD_SQL: &str = "SELECT ma_id, name, genre, country, status, formed_year, \
+     COALESCE(NULLIF(themes, ''), NULLIF(band_page->>'lyrical_themes', '')) AS themes, \
+     COALESCE(NULLIF(label, ''), NULLIF(band_page->>'label', '')) AS label, \
+     COALESCE(NULLIF(years_active, ''), NULLIF(band_page->>'years_active', '')) AS years_active, \
      data->>'url' AS url FROM bands WHERE ma_id = $1";
 // Located only when geocoded (`$2` = the located statuses: `done`, `country_only`), like
 // the map. The path order is
@@ -40,6 +45,16 @@ pub struct BandCard {
     pub status: Option<String>,
     /// Formation year.
     pub formed_year: Option<i32>,
+    /// Lyrical themes (absent when unknown).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub themes: Option<String>,
+    /// Current label (absent when unknown).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Years active as the upstream writes them, e.g. `1991-2004, 2010-present` (absent
+    /// when unknown).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub years_active: Option<String>,
     /// Upstream page.
     pub url: Option<String>,
     /// Location steps in path order (`parsed_step`; a manual override keeps its step's

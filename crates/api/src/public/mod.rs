@@ -4,6 +4,7 @@
 pub mod bands;
 pub mod cache;
 pub mod clusters;
+pub mod countries;
 pub mod params;
 pub mod search;
 
@@ -16,6 +17,7 @@ use utoipa_axum::routes;
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(clusters::clusters))
+        .routes(routes!(countries::countries))
         .routes(routes!(bands::band_card))
         .routes(routes!(search::search))
         .merge(crate::import::router())

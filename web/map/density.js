@@ -1,0 +1,194 @@
+// The density layer: a choropleth of bands per 100,000 inhabitants per country
+// (GET /api/countries under the page's filters; populations from GeoNames), painted on the
+// offline country shapes (outline.js) in a pane above the tiles and below the markers.
+// A toggle replaces the clusters with it; a legend gives the classes and the densest
+// countries; hovering a country shows its figure. State in the URL (`layer=density`).
+import * as L from '/vendor/leaflet/leaflet-src.esm.js';
+import { getJson, isAbort } from './api.js';
+import { $, h } from './dom.js';
+import { showError, clearError } from './errors.js';
+import { countryShapes } from './outline.js';
+import { state, updateUrl, FILTERS } from './state.js';
+
+// Sequential classes, dark to bright (the theme's reds toward bone).
+const COLOURS = ['#4a1217', '#7d1a1f', '#b3202a', '#e0533d', '#f4a261'];
+const PANE = 'density';
+const fmt = (v, digits = 2) => Number(v).toLocaleString('fr-FR', { maximumFractionDigits: digits });
+/** A density: three significant digits (0,0123; 1,23; 12,3; 123). */
+const fmtDensity = (v) => Number(v).toLocaleString('fr-FR', { maximumSignificantDigits: 3 });
+
+let map = null;
+let shapesLayer = null;
+let items = new Map(); // feature key → answer item
+let classes = [];
+let ctrl = null;
+let onMode = null;
+
+/** "Nice" value: two significant digits. */
+const nice = (v) => (v <= 0 ? 0 : Number(v.toPrecision(2)));
+
+/** Up to five class lower bounds from the values (quantiles, rounded, distinct). */
+export function classBreaks(values) {
+  const sorted = values.filter((v) => Number.isFinite(v) && v > 0).sort((a, b) => a - b);
+  if (!sorted.length) return [];
+  const bounds = [0];
+  for (let k = 1; k < COLOURS.length; k++) {
+    const b = nice(sorted[Math.min(sorted.length - 1, Math.floor((k * sorted.length) / COLOURS.length))]);
+    if (b > bounds[bounds.length - 1]) bounds.push(b);
+  }
+  return bounds;
+}
+
+const classOf = (v) => {
+  let c = 0;
+  classes.forEach((b, i) => {
+    if (v >= b) c = i;
+  });
+  return c;
+};
+
+/** The answer item of a shape: ISO numeric id, else the name (Kosovo has no id). */
+function itemOf(feature) {
+  const id = Number(feature.id);
+  if (Number.isFinite(id) && id > 0 && items.has(`n${id}`)) return items.get(`n${id}`);
+  return items.get(`s${String(feature.properties?.name ?? '').toLowerCase()}`) ?? null;
+}
+
+function tip(layer) {
+  const f = layer.feature;
+  const it = itemOf(f);
+  const name = it?.country ?? f.properties?.name ?? '';
+  if (!it) return h('span', null, h('strong', null, name), h('br'), 'Aucun groupe avec ces filtres');
+  return h('span', null, h('strong', null, name), h('br'),
+    `${fmt(it.bands, 0)} groupe${it.bands > 1 ? 's' : ''}`,
+    it.population ? ` · ${fmt(it.population, 0)} habitants` : '', h('br'),
+    it.per_100k === null || it.per_100k === undefined
+      ? 'population inconnue'
+      : h('span', { class: 'figure' }, `${fmtDensity(it.per_100k)} pour 100 000 habitants`));
+}
+
+function styleOf(feature) {
+  const it = itemOf(feature);
+  const v = it?.per_100k;
+  if (v === null || v === undefined) return { stroke: false, fill: true, fillOpacity: 0, fillColor: '#000' };
+  return { stroke: true, color: '#0e1116', weight: 0.7, opacity: 1, fill: true, fillColor: COLOURS[classOf(v)], fillOpacity: 0.82 };
+}
+
+function tagPath(layer) {
+  const el = layer.getElement?.();
+  if (!el) return;
+  const it = itemOf(layer.feature);
+  el.dataset.country = layer.feature.properties?.name ?? '';
+  el.dataset.cc = it?.country_code ?? '';
+  el.dataset.bands = String(it?.bands ?? 0);
+  el.dataset.density = it?.per_100k === null || it?.per_100k === undefined ? '' : String(it.per_100k);
+}
+
+function legendBody() {
+  const box = $('density-legend');
+  if (!box) return;
+  const ranked = [...new Set(items.values())].filter((i) => Number.isFinite(i.per_100k)).sort((a, b) => b.per_100k - a.per_100k);
+  const rows = classes.map((b, i) => {
+    const sw = h('span', { class: 'dens-swatch', 'aria-hidden': 'true' });
+    sw.style.background = COLOURS[i]; // CSSOM, allowed by the CSP (no style attribute)
+    const upper = classes[i + 1];
+    return h('li', null, sw, h('span', null, upper === undefined ? `${fmtDensity(b)} et plus` : `${fmtDensity(b)} – ${fmtDensity(upper)}`));
+  });
+  box.replaceChildren(
+    h('p', { class: 'dens-title' }, 'Groupes pour 100 000 habitants'),
+    classes.length ? h('ul', { class: 'dens-classes' }, rows) : h('p', { class: 'muted' }, ranked.length || !items.size ? 'Aucun groupe avec ces filtres.' : 'Populations indisponibles sur ce serveur.'),
+    ranked.length ? h('ol', { class: 'dens-top', 'aria-label': 'Pays les plus denses' },
+      ranked.slice(0, 5).map((i) => h('li', null, `${i.country ?? i.country_code} `, h('span', { class: 'figure' }, fmtDensity(i.per_100k))))) : null,
+    h('p', { class: 'dens-source muted' }, 'Populations : GeoNames'),
+  );
+}
+
+function paint() {
+  classes = classBreaks([...items.values()].map((i) => i.per_100k));
+  shapesLayer?.eachLayer((l) => {
+    l.setStyle(styleOf(l.feature));
+    tagPath(l);
+  });
+  legendBody();
+  const n = new Set(items.values()).size;
+  $('map-status').textContent = `Densité : ${n} pays avec des groupes${Object.keys(state.filters).length ? ' (filtres appliqués)' : ''}.`;
+}
+
+/** Loads the densities for the filters and repaints; resolves when done (or failed). */
+export async function loadDensity() {
+  if (state.layer !== 'density') return;
+  if (ctrl) ctrl.abort();
+  const mine = new AbortController();
+  ctrl = mine;
+  const q = new URLSearchParams();
+  for (const k of FILTERS) if (state.filters[k]) q.set(k, state.filters[k]);
+  try {
+    const data = await getJson(`/api/countries${q.size ? `?${q}` : ''}`, { signal: mine.signal });
+    if (mine !== ctrl) return;
+    items = new Map();
+    for (const it of Array.isArray(data?.items) ? data.items : []) {
+      if (Number.isFinite(it.iso_numeric) && it.iso_numeric > 0) items.set(`n${it.iso_numeric}`, it);
+      if (it.country) items.set(`s${String(it.country).toLowerCase()}`, it);
+    }
+    await countryShapes().then(ensureShapes);
+    if (mine !== ctrl) return;
+    paint();
+    clearError('density');
+  } catch (e) {
+    if (mine !== ctrl || isAbort(e)) return;
+    showError('density', `La densité par pays n’a pas pu être chargée : ${e.message}.`, () => loadDensity());
+  }
+}
+
+function ensureShapes(countries) {
+  if (shapesLayer) return;
+  shapesLayer = L.geoJSON(countries, {
+    pane: PANE,
+    renderer: L.svg({ pane: PANE }),
+    style: styleOf,
+    onEachFeature: (f, layer) => {
+      layer.bindTooltip(tip, { sticky: true, direction: 'top', offset: [0, -8], className: 'bm-density-tip' });
+      layer.on('add', () => tagPath(layer));
+    },
+  });
+  if (state.layer === 'density') shapesLayer.addTo(map);
+}
+
+function setMode(on) {
+  state.layer = on ? 'density' : null;
+  updateUrl();
+  const button = $('density-toggle');
+  button.setAttribute('aria-pressed', String(on));
+  $('density-legend').hidden = !on;
+  onMode(!on);
+  if (on) {
+    if (shapesLayer) shapesLayer.addTo(map);
+    return loadDensity();
+  }
+  if (ctrl) ctrl.abort();
+  if (shapesLayer) shapesLayer.remove();
+  clearError('density');
+  return Promise.resolve();
+}
+
+const Toggle = L.Control.extend({
+  options: { position: 'topright' },
+  onAdd() {
+    const box = h('div', { class: 'density-control' },
+      h('button', { type: 'button', id: 'density-toggle', class: 'density-toggle', 'aria-pressed': 'false', 'aria-controls': 'density-legend', title: 'Groupes pour 100 000 habitants, par pays', onclick: () => setMode(state.layer !== 'density') }, 'Densité'),
+      h('div', { id: 'density-legend', class: 'density-legend', role: 'region', 'aria-label': 'Légende de la densité', hidden: true }));
+    L.DomEvent.disableClickPropagation(box);
+    L.DomEvent.disableScrollPropagation(box);
+    return box;
+  },
+});
+
+/** `showClusters(bool)` shows or hides the cluster layer (hidden while the density is on). */
+export function initDensity(m, showClusters) {
+  map = m;
+  onMode = showClusters;
+  const pane = map.createPane(PANE);
+  pane.style.zIndex = '350';
+  new Toggle().addTo(map);
+  if (state.layer === 'density') setMode(true);
+}

@@ -1,0 +1,131 @@
+// The density toggle: a choropleth of bands per 100,000 inhabitants per country
+// (GET /api/countries), with a legend, the figure in a tooltip, the filters applied to it,
+// and its state in the URL.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTarget, launch, watchPage } from './helpers.mjs';
+
+/** Sum of the bands painted (one path per country shape, a country counted once). */
+const painted = (page) => page.evaluate(() => {
+  const seen = new Map();
+  for (const p of document.querySelectorAll('.leaflet-density-pane path[data-cc]')) {
+    if (p.dataset.cc) seen.set(p.dataset.cc, Number(p.dataset.bands));
+  }
+  return { countries: seen.size, bands: [...seen.values()].reduce((a, b) => a + b, 0) };
+});
+
+const answerTotal = (page, query) => page.evaluate(async (q) => {
+  const body = await (await fetch(`/api/countries${q}`)).json();
+  return body.items.reduce((a, i) => a + i.bands, 0);
+}, query);
+
+describe('public map: density', () => {
+  let target;
+  let browser;
+
+  before(async () => {
+    target = await startTarget();
+    browser = await launch();
+  });
+  after(async () => {
+    await browser?.close();
+    await target?.close();
+  });
+
+  test('the toggle shows a choropleth with a legend and a tooltip; a filter changes it', async (t) => {
+    const page = await browser.context.newPage();
+    const problems = watchPage(page);
+    await page.goto(`${target.url}/?lat=50&lon=10&z=4`);
+    await page.locator('.bm-marker[data-kind]').first().waitFor({ timeout: 15000 });
+
+    const answered = page.waitForResponse((r) => r.url().includes('/api/countries'), { timeout: 15000 });
+    await page.click('#density-toggle');
+    assert.equal((await answered).status(), 200);
+    assert.equal(await page.getAttribute('#density-toggle', 'aria-pressed'), 'true');
+    assert.match(page.url(), /[?&]layer=density(&|$)/);
+    await page.waitForFunction(() => document.querySelectorAll('.leaflet-density-pane path[data-density]:not([data-density=""])').length > 0, null, { timeout: 15000 });
+    assert.equal(await page.locator('.bm-marker[data-kind]').count(), 0, 'the clusters give way to the choropleth');
+    const all = await painted(page);
+    const total = await answerTotal(page, '');
+    assert.equal(all.bands, total, 'every country of the answer is painted');
+
+    // Coloured: more than one class when more than one country.
+    const fills = await page.evaluate(() => [...new Set([...document.querySelectorAll('.leaflet-density-pane path[data-density]:not([data-density=""])')].map((p) => p.getAttribute('fill')))]);
+    assert.ok(fills.every((f) => /^#[0-9a-f]{6}$/i.test(f)), `fills ${fills}`);
+    if (all.countries > 1) assert.ok(fills.length > 1, `several classes of colour: ${fills}`);
+
+    // The legend: classes with swatches, the densest countries, the source.
+    const legend = page.locator('#density-legend');
+    assert.ok(await legend.isVisible());
+    assert.ok(await legend.locator('.dens-classes li').count() >= 1);
+    assert.match(await legend.innerText(), /pour 100 000 habitants/i);
+    assert.match(await legend.innerText(), /GeoNames/);
+
+    // The tooltip of a painted country gives its figure.
+    const spot = await page.evaluate(() => {
+      for (const p of document.querySelectorAll('.leaflet-density-pane path[data-density]:not([data-density=""])')) {
+        const r = p.getBoundingClientRect();
+        for (const [fx, fy] of [[0.5, 0.5], [0.4, 0.6], [0.6, 0.4], [0.5, 0.7], [0.3, 0.3]]) {
+          const x = r.left + r.width * fx;
+          const y = r.top + r.height * fy;
+          if (document.elementFromPoint(x, y) === p) {
+            const figure = Number(p.dataset.density).toLocaleString('fr-FR', { maximumSignificantDigits: 3 });
+            return { x, y, cc: p.dataset.cc, figure, country: p.dataset.country };
+          }
+        }
+      }
+      return null;
+    });
+    assert.ok(spot, 'a painted country can be pointed at');
+    await page.mouse.move(spot.x, spot.y);
+    const tip = page.locator('.bm-density-tip');
+    await tip.waitFor({ timeout: 5000 });
+    const tipText = await tip.innerText();
+    assert.ok(tipText.includes(`${spot.figure} pour 100 000 habitants`), `tooltip "${tipText}" gives ${spot.figure}`);
+
+    // A filter changes the choropleth: a genre that keeps fewer bands.
+    const genres = await page.evaluate(async () => {
+      const fc = await (await fetch('/api/clusters?bbox=-180,-85,180,85&zoom=17')).json();
+      return [...new Set(fc.features.map((f) => String(f.properties.genre || '').split(/[\s/,]+/)[0]).filter((g) => g.length >= 3))];
+    });
+    let genre = null;
+    let expected = null;
+    for (const g of genres) {
+      const n = await answerTotal(page, `?genre=${encodeURIComponent(g)}`);
+      if (n > 0 && n < total) {
+        genre = g;
+        expected = n;
+        break;
+      }
+    }
+    if (!genre) {
+      t.diagnostic('no genre keeps fewer bands: filter step skipped');
+    } else {
+      const filtered = page.waitForResponse((r) => r.url().includes('/api/countries?') && r.url().includes(`genre=${encodeURIComponent(genre)}`), { timeout: 15000 });
+      await page.fill('#f-genre', genre);
+      await page.click('#filters-apply');
+      await filtered;
+      await page.waitForFunction((n) => {
+        const seen = new Map();
+        for (const p of document.querySelectorAll('.leaflet-density-pane path[data-cc]')) if (p.dataset.cc) seen.set(p.dataset.cc, Number(p.dataset.bands));
+        return [...seen.values()].reduce((a, b) => a + b, 0) === n;
+      }, expected, { timeout: 15000 });
+      assert.ok((await painted(page)).bands < all.bands, 'fewer bands painted with the filter');
+      assert.match(await page.locator('#map-status').innerText(), /filtres/);
+    }
+
+    // The URL reopens the density; the toggle brings the clusters back.
+    await page.reload();
+    await page.waitForFunction(() => document.querySelectorAll('.leaflet-density-pane path[data-density]:not([data-density=""])').length > 0, null, { timeout: 15000 });
+    assert.equal(await page.getAttribute('#density-toggle', 'aria-pressed'), 'true');
+    await page.click('#density-toggle');
+    await page.locator('.bm-marker[data-kind]').first().waitFor({ timeout: 15000 });
+    assert.equal(await page.locator('.leaflet-density-pane path').count(), 0, 'the choropleth is gone');
+    assert.equal(await legend.isVisible(), false);
+    assert.doesNotMatch(page.url(), /layer=density/);
+
+    assert.deepEqual(problems.errors, []);
+    assert.deepEqual(problems.csp, [], 'the page works under the Content-Security-Policy');
+    await page.close();
+  });
+});
