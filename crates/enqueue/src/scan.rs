@@ -16,9 +16,9 @@ use crate::report::ScanReport;
 use bandmap_db::band_locations::enqueue::{NewLocation, bands_without_rows};
 use bandmap_db::jobs;
 use bandmap_db::runs::{self, Level, RunEnd, RunType};
-use bandmap_health::Shutdown;
 use sqlx::PgPool;
 use std::collections::BTreeMap;
+use tokio_util::sync::CancellationToken;
 use tracing::instrument;
 
 /// Bands read per page (and planned and inserted per batch).
@@ -54,7 +54,7 @@ pub(crate) async fn run_scan(
     pool: &PgPool,
     trigger_id: Option<i64>,
     owner: Option<&runs::Owner>,
-    shutdown: Option<&Shutdown>,
+    shutdown: Option<&CancellationToken>,
 ) -> Result<ScanReport, EnqueueError> {
     let run_id = match runs::start_owned(pool, RunType::GeocoderEnqueue, trigger_id, owner).await {
         Ok(id) => id,
@@ -126,7 +126,7 @@ async fn close(pool: &PgPool, report: &mut ScanReport, end: End) -> Result<(), E
 async fn scan(
     pool: &PgPool,
     trigger_id: Option<i64>,
-    shutdown: Option<&Shutdown>,
+    shutdown: Option<&CancellationToken>,
     report: &mut ScanReport,
 ) -> Result<End, EnqueueError> {
     let run_id = report.run_id;
@@ -187,9 +187,9 @@ async fn scan(
 async fn should_stop(
     pool: &PgPool,
     run_id: i64,
-    shutdown: Option<&Shutdown>,
+    shutdown: Option<&CancellationToken>,
 ) -> Result<Option<End>, EnqueueError> {
-    if shutdown.is_some_and(Shutdown::is_cancelled) {
+    if shutdown.is_some_and(CancellationToken::is_cancelled) {
         return Ok(Some(End::Shutdown));
     }
     if !runs::still_running(pool, run_id).await? {
