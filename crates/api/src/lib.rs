@@ -15,6 +15,7 @@ pub mod server;
 pub mod state;
 pub mod web;
 
+pub use bandmap_time::{Clock, SystemClock};
 pub use error::ApiError;
 pub use server::{ServeError, build_router, serve};
-pub use state::{AppState, Clock, SystemClock};
+pub use state::AppState;

@@ -1,6 +1,7 @@
 //! Running several services in one process (`bandmap all`): each in its own task; a task
 //! that fails or panics is logged and restarted with backoff while the others keep running.
 
+use bandmap_time::Backoff;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use std::panic::AssertUnwindSafe;
@@ -22,7 +23,7 @@ fn next_backoff(previous: Duration, ran_for: Duration) -> Duration {
     if ran_for >= HEALTHY_RUN {
         FIRST_BACKOFF
     } else {
-        (previous * 2).min(MAX_BACKOFF)
+        Backoff::doubling(FIRST_BACKOFF, MAX_BACKOFF).after(previous)
     }
 }
 

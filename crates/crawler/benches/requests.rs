@@ -6,10 +6,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use bandmap_config::Config;
-use bandmap_crawler::clock::ManualClock;
 use bandmap_crawler::{Crawler, JobKind, JobOptions, execute};
 use bandmap_fakes::solver::FakeSolver;
 use bandmap_test_support::TestDb;
+use bandmap_time::ManualClock;
 use bandmap_upstream::parse::{
     parse_band_page, parse_change_page, parse_country_page, parse_discography, unwrap_json,
 };

@@ -2,9 +2,9 @@
 //! signal, and the fetch helpers that apply politeness (rule 5) and abandon a request on
 //! shutdown.
 
-use crate::clock::{Clock, SystemClock};
 use crate::error::ItemError;
 use bandmap_config::Config;
+use bandmap_time::{Clock, SystemClock};
 use bandmap_upstream::{SolverConfig, UpstreamClient, UpstreamMode, UpstreamUrls};
 use futures::future::BoxFuture;
 use serde_json::Value;

@@ -4,7 +4,6 @@
 //! [`job::execute`] (one job as a `crawl_run`), [`startup`] (rule-7 recovery). See
 //! docs/crawler.md.
 
-pub mod clock;
 pub mod context;
 pub mod enrich;
 pub mod error;

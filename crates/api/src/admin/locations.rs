@@ -287,7 +287,11 @@ const BULK_ATTEMPTS: u32 = 8;
 
 /// Pause before attempt `n + 1`: grows with `n`, so the workers' transactions can finish.
 fn bulk_backoff(n: u32) -> std::time::Duration {
-    std::time::Duration::from_millis(25 * u64::from(n))
+    bandmap_time::Backoff::linear(
+        std::time::Duration::from_millis(25),
+        std::time::Duration::MAX,
+    )
+    .delay(n)
 }
 
 async fn run_bulk(

@@ -4,8 +4,8 @@
 
 use bandmap_config::Config;
 use bandmap_crawler::Crawler;
-use bandmap_crawler::clock::ManualClock;
 use bandmap_fakes::solver::FakeSolver;
+use bandmap_time::ManualClock;
 use bandmap_upstream::{SolverClient, SolverConfig, UpstreamClient, UpstreamUrls};
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
