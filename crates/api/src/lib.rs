@@ -7,6 +7,7 @@ pub mod auth;
 pub mod client_ip;
 pub mod error;
 pub mod extract;
+pub mod filter_text;
 pub mod import;
 pub mod openapi;
 pub mod probes;
