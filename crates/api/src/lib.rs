@@ -7,6 +7,7 @@ pub mod auth;
 pub mod client_ip;
 pub mod error;
 pub mod extract;
+pub mod filter_text;
 pub mod import;
 pub mod openapi;
 pub mod probes;
@@ -16,6 +17,7 @@ pub mod server;
 pub mod state;
 pub mod web;
 
+pub use bandmap_time::{Clock, SystemClock};
 pub use error::ApiError;
 pub use server::{ServeError, build_router, serve};
-pub use state::{AppState, Clock, SystemClock};
+pub use state::AppState;

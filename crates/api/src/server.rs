@@ -11,11 +11,11 @@ use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use bandmap_health::Shutdown;
 use std::future::IntoFuture;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::compression::CompressionLayer;
 use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
@@ -130,11 +130,11 @@ async fn time_limit(req: Request, next: Next) -> Response {
 pub async fn serve_on(
     listener: tokio::net::TcpListener,
     state: AppState,
-    mut shutdown: Shutdown,
+    shutdown: CancellationToken,
 ) -> Result<(), ServeError> {
     crate::public::start_background(&state, shutdown.clone());
     let app = build_router(state);
-    let mut drain = shutdown.clone();
+    let drain = shutdown.clone();
     let server = axum::serve(
         listener,
         app.into_make_service_with_connect_info::<SocketAddr>(),
@@ -152,7 +152,7 @@ pub async fn serve_on(
 }
 
 /// Binds `BIND_ADDR` and serves until `shutdown` fires.
-pub async fn serve(state: AppState, shutdown: Shutdown) -> Result<(), ServeError> {
+pub async fn serve(state: AppState, shutdown: CancellationToken) -> Result<(), ServeError> {
     let addr = state.config.server.bind_addr;
     let listener = tokio::net::TcpListener::bind(addr)
         .await

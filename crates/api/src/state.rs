@@ -1,25 +1,9 @@
 //! Shared state of the handlers.
 
 use bandmap_config::Config;
-use chrono::{DateTime, Utc};
+use bandmap_time::{Clock, SystemClock};
 use sqlx::PgPool;
 use std::sync::Arc;
-
-/// Time source, injectable so lockout windows are tested without sleeping.
-pub trait Clock: Send + Sync + std::fmt::Debug {
-    /// Now.
-    fn now(&self) -> DateTime<Utc>;
-}
-
-/// The real clock.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct SystemClock;
-
-impl Clock for SystemClock {
-    fn now(&self) -> DateTime<Utc> {
-        Utc::now()
-    }
-}
 
 /// State handed to every handler.
 #[derive(Clone, Debug)]

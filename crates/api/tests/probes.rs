@@ -9,7 +9,7 @@ mod db_proxy;
 use bandmap_api::AppState;
 use bandmap_api::probes::READY_TIMEOUT;
 use bandmap_db::connect::{PoolSize, RetryPolicy, connect};
-use bandmap_health::{ShutdownTrigger, shutdown_pair};
+use tokio_util::sync::{CancellationToken, DropGuard};
 use bandmap_test_support::TestDb;
 use bandmap_test_support::app::test_config;
 use db_proxy::{DbProxy, Mode};
@@ -25,7 +25,7 @@ struct App {
     base: String,
     client: reqwest::Client,
     proxy: DbProxy,
-    _stop: ShutdownTrigger,
+    _stop: DropGuard,
     _db: TestDb,
 }
 
@@ -50,7 +50,8 @@ async fn spawn_behind_proxy() -> App {
     let state = AppState::new(pool, test_config(&url, &[]));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
-    let (stop, shutdown) = shutdown_pair();
+    let shutdown = CancellationToken::new();
+    let stop = shutdown.clone().drop_guard();
     tokio::spawn(bandmap_api::server::serve_on(listener, state, shutdown));
     App {
         base,

@@ -6,16 +6,17 @@ use anyhow::Context;
 use bandmap_config::Config;
 use bandmap_db::PgPool;
 use bandmap_db::connect::{PoolSize, RetryPolicy, connect};
-use bandmap_health::{Shutdown, ShutdownTrigger, shutdown_pair};
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
 
 /// Runs the chosen command.
 pub async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
     // One TLS crypto provider for every outbound HTTPS client (reqwest is built without one).
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let (trigger, shutdown) = shutdown_pair();
+    let shutdown = CancellationToken::new();
+    let trigger = shutdown.clone();
     tokio::spawn(wait_for_signal(trigger));
     match command {
         Command::Migrate => {
@@ -86,12 +87,17 @@ async fn open_and_migrate(config: &Config) -> anyhow::Result<PgPool> {
 }
 
 /// Signature shared by every background service's entry point.
-type ServiceRun = fn(PgPool, Arc<Config>, Shutdown) -> BoxFuture<'static, anyhow::Result<()>>;
+type ServiceRun =
+    fn(PgPool, Arc<Config>, CancellationToken) -> BoxFuture<'static, anyhow::Result<()>>;
 
 /// Runs one background service on its own (migrations first, rule 25).
-async fn background<F, Fut>(config: &Config, run: F, shutdown: Shutdown) -> anyhow::Result<()>
+async fn background<F, Fut>(
+    config: &Config,
+    run: F,
+    shutdown: CancellationToken,
+) -> anyhow::Result<()>
 where
-    F: FnOnce(PgPool, Arc<Config>, Shutdown) -> Fut,
+    F: FnOnce(PgPool, Arc<Config>, CancellationToken) -> Fut,
     Fut: std::future::Future<Output = anyhow::Result<()>>,
 {
     let pool = open_and_migrate(config).await?;
@@ -127,7 +133,7 @@ async fn shared_geocoder(
 fn geocoding_services(
     pool: &PgPool,
     config: &Arc<Config>,
-    shutdown: &Shutdown,
+    shutdown: &CancellationToken,
 ) -> Vec<(&'static str, ServiceFactory)> {
     let cell = SharedGeocoder::default();
     let geocoder: ServiceFactory = Box::new({
@@ -158,7 +164,7 @@ fn geocoding_services(
     vec![("geocoder", geocoder), ("llm", llm)]
 }
 
-async fn serve(pool: PgPool, config: Config, shutdown: Shutdown) -> anyhow::Result<()> {
+async fn serve(pool: PgPool, config: Config, shutdown: CancellationToken) -> anyhow::Result<()> {
     match bandmap_accounts::seed_admin(&pool, &config.admin).await? {
         bandmap_accounts::SeedOutcome::Seeded(user) => {
             tracing::info!(%user, "admin account seeded")
@@ -174,7 +180,11 @@ async fn serve(pool: PgPool, config: Config, shutdown: Shutdown) -> anyhow::Resu
     Ok(())
 }
 
-async fn run_all(pool: PgPool, config: Arc<Config>, shutdown: Shutdown) -> anyhow::Result<()> {
+async fn run_all(
+    pool: PgPool,
+    config: Arc<Config>,
+    shutdown: CancellationToken,
+) -> anyhow::Result<()> {
     let mut tasks = Vec::new();
     let mut services: Vec<(&'static str, ServiceFactory)> = vec![(
         "serve",
@@ -200,7 +210,7 @@ async fn run_all(pool: PgPool, config: Arc<Config>, shutdown: Shutdown) -> anyho
     Ok(())
 }
 
-async fn wait_for_signal(trigger: ShutdownTrigger) {
+async fn wait_for_signal(trigger: CancellationToken) {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
     };
@@ -217,5 +227,5 @@ async fn wait_for_signal(trigger: ShutdownTrigger) {
     let term = std::future::pending::<()>();
     tokio::select! { _ = ctrl_c => {}, _ = term => {} }
     tracing::info!("shutdown requested");
-    trigger.fire();
+    trigger.cancel();
 }

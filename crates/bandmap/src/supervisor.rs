@@ -1,11 +1,12 @@
 //! Running several services in one process (`bandmap all`): each in its own task; a task
 //! that fails or panics is logged and restarted with backoff while the others keep running.
 
-use bandmap_health::Shutdown;
+use bandmap_time::Backoff;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use std::panic::AssertUnwindSafe;
 use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 
 /// Builds one run of a service; called again for each restart.
 pub type ServiceFactory = Box<dyn Fn() -> BoxFuture<'static, anyhow::Result<()>> + Send + Sync>;
@@ -22,12 +23,12 @@ fn next_backoff(previous: Duration, ran_for: Duration) -> Duration {
     if ran_for >= HEALTHY_RUN {
         FIRST_BACKOFF
     } else {
-        (previous * 2).min(MAX_BACKOFF)
+        Backoff::doubling(FIRST_BACKOFF, MAX_BACKOFF).after(previous)
     }
 }
 
 /// Runs one service until shutdown, restarting it after failures.
-pub async fn supervise(name: &'static str, factory: ServiceFactory, mut shutdown: Shutdown) {
+pub async fn supervise(name: &'static str, factory: ServiceFactory, shutdown: CancellationToken) {
     let mut backoff = Duration::ZERO;
     loop {
         let started = tokio::time::Instant::now();
@@ -78,7 +79,8 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_failing_service_is_restarted_and_others_keep_running() {
-        let (trigger, shutdown) = bandmap_health::shutdown_pair();
+        let shutdown = CancellationToken::new();
+        let trigger = shutdown.clone();
         let failing_runs = Arc::new(AtomicU32::new(0));
         let steady_runs = Arc::new(AtomicU32::new(0));
         let f = failing_runs.clone();
@@ -97,7 +99,7 @@ mod tests {
         let steady_shutdown = shutdown.clone();
         let steady: ServiceFactory = Box::new(move || {
             let s = s.clone();
-            let mut sd = steady_shutdown.clone();
+            let sd = steady_shutdown.clone();
             async move {
                 s.fetch_add(1, Ordering::SeqCst);
                 sd.cancelled().await;
@@ -117,7 +119,7 @@ mod tests {
             1,
             "the other service was not disturbed"
         );
-        trigger.fire();
+        trigger.cancel();
         a.await.unwrap();
         b.await.unwrap();
     }

@@ -6,11 +6,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use bandmap_config::Config;
-use bandmap_crawler::clock::ManualClock;
 use bandmap_crawler::{Crawler, JobKind, JobOptions, execute};
 use bandmap_fakes::solver::FakeSolver;
-use bandmap_health::Shutdown;
 use bandmap_test_support::TestDb;
+use bandmap_time::ManualClock;
 use bandmap_upstream::parse::{
     parse_band_page, parse_change_page, parse_country_page, parse_discography, unwrap_json,
 };
@@ -20,6 +19,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
 
 fn demo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../demo/upstream")
@@ -140,7 +140,7 @@ async fn main() {
         SolverClient::new(SolverConfig::new(&fake.url()).with_backoff(Duration::from_millis(1)))
             .unwrap(),
     );
-    let c = Crawler::from_config(db.pool.clone(), &cfg, Shutdown::never())
+    let c = Crawler::from_config(db.pool.clone(), &cfg, CancellationToken::new())
         .unwrap()
         .with_client(client);
     let t0 = Instant::now();
@@ -170,7 +170,7 @@ async fn main() {
             .unwrap()
             .to_utc(),
     ));
-    let c = Crawler::from_config(db.pool.clone(), &cfg, Shutdown::never())
+    let c = Crawler::from_config(db.pool.clone(), &cfg, CancellationToken::new())
         .unwrap()
         .with_clock(clock);
     let run = execute(&c, JobKind::FullCrawl, None, JobOptions::default())

@@ -2,10 +2,9 @@
 //! signal, and the fetch helpers that apply politeness (rule 5) and abandon a request on
 //! shutdown.
 
-use crate::clock::{Clock, SystemClock};
 use crate::error::ItemError;
 use bandmap_config::Config;
-use bandmap_health::Shutdown;
+use bandmap_time::{Clock, SystemClock};
 use bandmap_upstream::{SolverConfig, UpstreamClient, UpstreamMode, UpstreamUrls};
 use futures::future::BoxFuture;
 use serde_json::Value;
@@ -13,6 +12,7 @@ use sqlx::PgPool;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 
 /// Timing settings of the crawler (from `CrawlerConfig`).
 #[derive(Debug, Clone)]
@@ -49,7 +49,7 @@ pub struct Crawler {
     pub(crate) client: Arc<UpstreamClient>,
     pub(crate) urls: UpstreamUrls,
     pub(crate) clock: Arc<dyn Clock>,
-    pub(crate) shutdown: Shutdown,
+    pub(crate) shutdown: CancellationToken,
     pub(crate) waits: Waits,
     pub(crate) hook: Option<BatchHook>,
     pub(crate) instance: bandmap_db::run_owner::Instance,
@@ -66,7 +66,11 @@ impl std::fmt::Debug for Crawler {
 
 impl Crawler {
     /// Builds the crawler from the configuration (the client is created, no request made).
-    pub fn from_config(pool: PgPool, config: &Config, shutdown: Shutdown) -> anyhow::Result<Self> {
+    pub fn from_config(
+        pool: PgPool,
+        config: &Config,
+        shutdown: CancellationToken,
+    ) -> anyhow::Result<Self> {
         let (mode, source) = match &config.upstream.mode {
             bandmap_config::UpstreamMode::Solver => (
                 UpstreamMode::Solver,
@@ -160,8 +164,7 @@ impl Crawler {
 
     /// Sleeps `d`, or returns `Err(Stopped)` as soon as shutdown is requested.
     pub(crate) async fn sleep(&self, d: Duration) -> Result<(), ItemError> {
-        let mut shutdown = self.shutdown.clone();
-        if shutdown.is_cancelled() {
+        if self.shutdown.is_cancelled() {
             return Err(ItemError::Stopped);
         }
         if d.is_zero() {
@@ -169,7 +172,7 @@ impl Crawler {
         }
         tokio::select! {
             () = tokio::time::sleep(d) => Ok(()),
-            () = shutdown.cancelled() => Err(ItemError::Stopped),
+            () = self.shutdown.cancelled() => Err(ItemError::Stopped),
         }
     }
 
@@ -187,10 +190,9 @@ impl Crawler {
 
     /// Fetches an HTML page, then waits the politeness delay.
     pub(crate) async fn fetch_html(&self, url: &str) -> Result<String, ItemError> {
-        let mut shutdown = self.shutdown.clone();
         let r = tokio::select! {
             r = self.client.get_html(url) => r,
-            () = shutdown.cancelled() => return Err(ItemError::Stopped),
+            () = self.shutdown.cancelled() => return Err(ItemError::Stopped),
         };
         self.polite().await?;
         Ok(r?)
@@ -198,10 +200,9 @@ impl Crawler {
 
     /// Fetches a JSON endpoint, then waits the politeness delay.
     pub(crate) async fn fetch_json(&self, url: &str) -> Result<Value, ItemError> {
-        let mut shutdown = self.shutdown.clone();
         let r = tokio::select! {
             r = self.client.get_json(url) => r,
-            () = shutdown.cancelled() => return Err(ItemError::Stopped),
+            () = self.shutdown.cancelled() => return Err(ItemError::Stopped),
         };
         self.polite().await?;
         Ok(r?)

@@ -4,7 +4,6 @@
 //! [`job::execute`] (one job as a `crawl_run`), [`startup`] (rule-7 recovery). See
 //! docs/crawler.md.
 
-pub mod clock;
 pub mod context;
 pub mod enrich;
 pub mod error;
@@ -23,12 +22,12 @@ pub use scheduler::{ScheduleState, TickOutcome, run_once};
 
 use bandmap_config::Config;
 use bandmap_db::runs;
-use bandmap_health::Shutdown;
 use futures::FutureExt;
 use sqlx::PgPool;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 
 /// Longest wait between two looks at `job_triggers` while idle (CONTRACT §10: ≤ 10 s).
 pub const IDLE_POLL: Duration = Duration::from_secs(5);
@@ -52,7 +51,11 @@ pub async fn startup(crawler: &Crawler) -> Result<u64, bandmap_db::DbError> {
 
 /// The crawler service: recovery, heartbeat, scheduler loop until `shutdown`; then the
 /// solver session is destroyed.
-pub async fn run(pool: PgPool, config: Arc<Config>, shutdown: Shutdown) -> anyhow::Result<()> {
+pub async fn run(
+    pool: PgPool,
+    config: Arc<Config>,
+    shutdown: CancellationToken,
+) -> anyhow::Result<()> {
     let crawler = Arc::new(Crawler::from_config(
         pool.clone(),
         &config,
@@ -106,8 +109,7 @@ impl Step for Scheduled<'_> {
 /// The loop of rule 6: runs `step` until `shutdown`; an error or a panic of a step is logged
 /// and the loop goes on. After an idle, failed or panicked step it waits `idle_poll`
 /// (or until shutdown) before the next one.
-pub async fn drive(shutdown: Shutdown, idle_poll: Duration, step: &mut impl Step) {
-    let mut shutdown = shutdown;
+pub async fn drive(shutdown: CancellationToken, idle_poll: Duration, step: &mut impl Step) {
     while !shutdown.is_cancelled() {
         let outcome = AssertUnwindSafe(step.step()).catch_unwind().await;
         let idle = match outcome {

@@ -17,6 +17,7 @@ use bandmap_test_support::TestDb;
 use common::*;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 
 fn ran(o: &TickOutcome) -> Option<(JobKind, Option<i64>, &'static str)> {
     match o {
@@ -184,11 +185,12 @@ async fn the_service_loop_recovers_beats_runs_and_stops_on_shutdown_destroying_t
         .await
         .unwrap()
         .id();
-    let (trigger, signal) = bandmap_health::shutdown_pair();
+    let signal = CancellationToken::new();
+    let trigger = signal.clone();
     let trigger = Arc::new(trigger);
     let fire = trigger.clone();
     let hook: BatchHook = Arc::new(move |_, _| {
-        fire.fire();
+        fire.cancel();
         Box::pin(async {})
     });
     let (c, _) = fake_crawler(&db.pool, &fake, "2026-11-22T02:00:00Z", signal);
@@ -313,9 +315,10 @@ async fn recovery_closes_runs_of_dead_instances_only_not_those_of_a_live_replica
 #[tokio::test]
 async fn shutdown_ends_a_triggered_run_interrupted_and_its_trigger_error() {
     let db = TestDb::new().await;
-    let (trigger, signal) = bandmap_health::shutdown_pair();
+    let signal = CancellationToken::new();
+    let trigger = signal.clone();
     let hook: BatchHook = Arc::new(move |_, _| {
-        trigger.fire();
+        trigger.cancel();
         Box::pin(async {})
     });
     let mode = format!("recorded:{}", demo_dir().display());
@@ -363,7 +366,7 @@ async fn a_job_that_cannot_start_closes_its_trigger_error_and_the_full_check_sta
 /// A step that panics, then fails, then stops the loop.
 struct Flaky {
     calls: u32,
-    trigger: bandmap_health::ShutdownTrigger,
+    trigger: CancellationToken,
 }
 
 impl Step for Flaky {
@@ -371,7 +374,7 @@ impl Step for Flaky {
         self.calls += 1;
         let calls = self.calls;
         if calls == 3 {
-            self.trigger.fire();
+            self.trigger.cancel();
         }
         async move {
             match calls {
@@ -385,7 +388,8 @@ impl Step for Flaky {
 
 #[tokio::test]
 async fn the_service_loop_survives_a_panicking_and_a_failing_step() {
-    let (trigger, signal) = bandmap_health::shutdown_pair();
+    let signal = CancellationToken::new();
+    let trigger = signal.clone();
     let mut step = Flaky { calls: 0, trigger };
     drive(signal, Duration::from_millis(1), &mut step).await;
     assert_eq!(

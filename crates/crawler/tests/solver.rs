@@ -10,13 +10,13 @@ use bandmap_crawler::{
 use bandmap_db::bands::enrich::{failure, record_failure};
 use bandmap_db::bands::upsert::{BandInput, upsert_bands};
 use bandmap_fakes::solver::{FakeSolver, SolverFault};
-use bandmap_health::Shutdown;
 use bandmap_test_support::TestDb;
 use bandmap_upstream::ChangeKind;
 use common::*;
 use serde_json::json;
 use std::sync::Arc;
 use std::sync::Mutex;
+use tokio_util::sync::CancellationToken;
 
 const NOW: &str = "2026-11-22T02:00:00Z";
 
@@ -47,7 +47,7 @@ async fn every_fault_kind_recreates_the_session_and_the_job_succeeds() {
         )],
         &[],
     );
-    let (c, _) = fake_crawler(&db.pool, &fake, NOW, Shutdown::never());
+    let (c, _) = fake_crawler(&db.pool, &fake, NOW, CancellationToken::new());
     let recreating = [
         SolverFault::Http403,
         SolverFault::Http429,
@@ -118,7 +118,7 @@ async fn an_unreadable_listing_ends_the_incremental_in_error_and_keeps_the_check
     let db = TestDb::new().await;
     let fake = FakeSolver::start().await;
     serve_changes(&fake, 2026, 11, &[], &[]);
-    let (c, _) = fake_crawler(&db.pool, &fake, NOW, Shutdown::never());
+    let (c, _) = fake_crawler(&db.pool, &fake, NOW, CancellationToken::new());
     fake.fail_next(SolverFault::Http403, 4);
     let run = execute(&c, JobKind::Incremental, None, JobOptions::default())
         .await
@@ -182,7 +182,7 @@ async fn non_european_bands_never_enter() {
             "November 3rd, 10:00",
         )],
     );
-    let (c, _) = fake_crawler(&db.pool, &fake, NOW, Shutdown::never());
+    let (c, _) = fake_crawler(&db.pool, &fake, NOW, CancellationToken::new());
     let run = execute(&c, JobKind::Incremental, None, JobOptions::default())
         .await
         .unwrap();
@@ -211,7 +211,7 @@ async fn a_locked_field_survives_a_crawl_the_conflict_is_recorded_and_cleared_wh
         )
     };
     fake.add_json(u.country_page("NO", 0), &page("Black Metal"));
-    let (c, _) = fake_crawler(&db.pool, &fake, NOW, Shutdown::never());
+    let (c, _) = fake_crawler(&db.pool, &fake, NOW, CancellationToken::new());
     assert_eq!(
         execute(&c, JobKind::FullCrawl, None, JobOptions::default())
             .await
@@ -276,7 +276,7 @@ async fn a_full_crawl_costs_one_request_per_500_bands_and_publishes_progress() {
     let fake = FakeSolver::start().await;
     serve_empty_lists(&fake);
     big_norway(&fake, 1200);
-    let (c, _) = fake_crawler(&db.pool, &fake, NOW, Shutdown::never());
+    let (c, _) = fake_crawler(&db.pool, &fake, NOW, CancellationToken::new());
     let run = execute(&c, JobKind::FullCrawl, None, JobOptions::default())
         .await
         .unwrap();
@@ -314,7 +314,7 @@ async fn cancel_between_batches_ends_the_run_cancelled_and_the_trigger_done() {
             }
         })
     });
-    let (c, _) = fake_crawler(&db.pool, &fake, NOW, Shutdown::never());
+    let (c, _) = fake_crawler(&db.pool, &fake, NOW, CancellationToken::new());
     let c = c.with_batch_hook(hook);
     let (trigger, run) = run_triggered_full_crawl(&c, &db.pool).await;
     assert_eq!(run.status, "cancelled");
@@ -367,7 +367,7 @@ async fn a_panicking_job_ends_its_run_in_error() {
             assert!(batch < 2, "boom");
         })
     });
-    let (c, _) = fake_crawler(&db.pool, &fake, NOW, Shutdown::never());
+    let (c, _) = fake_crawler(&db.pool, &fake, NOW, CancellationToken::new());
     let c = c.with_batch_hook(hook);
     let run = execute(&c, JobKind::FullCrawl, None, JobOptions::default())
         .await
@@ -405,7 +405,7 @@ async fn enrichment_waits_after_a_failed_fetch_and_counts_the_failure() {
         .await
         .unwrap();
     }
-    let (c, _) = fake_crawler(&db.pool, &fake, NOW, Shutdown::never());
+    let (c, _) = fake_crawler(&db.pool, &fake, NOW, CancellationToken::new());
     let run = execute(&c, JobKind::Enrich, None, JobOptions::default())
         .await
         .unwrap();
@@ -453,7 +453,7 @@ async fn enrichment_waits_after_a_fetch_failure_too() {
     let db = TestDb::new().await;
     let fake = FakeSolver::start().await;
     add_band(&db.pool, 3540000500, "Unreachable").await;
-    let (c, _) = fake_crawler(&db.pool, &fake, NOW, Shutdown::never());
+    let (c, _) = fake_crawler(&db.pool, &fake, NOW, CancellationToken::new());
     // Every attempt of the client fails: the fetch itself fails, not the parse.
     fake.fail_next(SolverFault::Error500, 20);
     let run = execute(&c, JobKind::Enrich, None, JobOptions::default())
@@ -486,7 +486,7 @@ async fn a_band_that_always_fails_steps_aside_with_a_growing_backoff_and_success
         .unwrap();
     fake.add_html(u.band_page(3540000101), fixture("band_active_tabs.html"));
     fake.add_html(u.discography(3540000101), fixture("discography_all.html"));
-    let (c, _) = fake_crawler(&db.pool, &fake, NOW, Shutdown::never());
+    let (c, _) = fake_crawler(&db.pool, &fake, NOW, CancellationToken::new());
     let two = JobOptions { max_bands: Some(2) };
     let run = execute(&c, JobKind::Enrich, None, two).await.unwrap();
     assert_eq!(run.stats.json()["failed"], 2, "{run:?}");
@@ -578,7 +578,7 @@ async fn rule_4_raises_once_per_list_text_whatever_the_zone_of_the_page() {
     serve_changes(&fake, 2026, 11, &[], &listed("November 2nd, 13:15"));
     fake.add_html(u.band_page(3540000101), fixture("band_active_tabs.html"));
     fake.add_html(u.discography(3540000101), fixture("discography_all.html"));
-    let (c, _) = fake_crawler(&db.pool, &fake, NOW, Shutdown::never());
+    let (c, _) = fake_crawler(&db.pool, &fake, NOW, CancellationToken::new());
     let incremental = || execute(&c, JobKind::Incremental, None, JobOptions::default());
     let run = incremental().await.unwrap();
     assert_eq!(
@@ -679,7 +679,7 @@ async fn incremental_stops_paging_at_the_checkpoint() {
     bandmap_db::checkpoints::set(&db.pool, "last_created_check", "2026-11-21T02:00:00Z")
         .await
         .unwrap();
-    let (c, _) = fake_crawler(&db.pool, &fake, NOW, Shutdown::never());
+    let (c, _) = fake_crawler(&db.pool, &fake, NOW, CancellationToken::new());
     let run = execute(&c, JobKind::Incremental, None, JobOptions::default())
         .await
         .unwrap();
@@ -723,7 +723,7 @@ async fn a_list_page_without_european_rows_still_reads_the_cancel_flag() {
                 .unwrap();
         })
     });
-    let (c, _) = fake_crawler(&db.pool, &fake, NOW, Shutdown::never());
+    let (c, _) = fake_crawler(&db.pool, &fake, NOW, CancellationToken::new());
     let c = c.with_batch_hook(hook);
     let run = execute(&c, JobKind::Incremental, None, JobOptions::default())
         .await
@@ -741,7 +741,7 @@ async fn a_run_ending_in_error_sets_its_trigger_error() {
     let db = TestDb::new().await;
     let fake = FakeSolver::start().await;
     serve_changes(&fake, 2026, 11, &[], &[]);
-    let (c, _) = fake_crawler(&db.pool, &fake, NOW, Shutdown::never());
+    let (c, _) = fake_crawler(&db.pool, &fake, NOW, CancellationToken::new());
     bandmap_db::checkpoints::set(&db.pool, "last_full_crawl_at", NOW)
         .await
         .unwrap();
@@ -814,7 +814,7 @@ async fn a_trigger_is_claimed_while_its_job_runs_and_records_the_run_id() {
             log.lock().unwrap().push((run_id, status, attached));
         })
     });
-    let (c, _) = fake_crawler(&db.pool, &fake, NOW, Shutdown::never());
+    let (c, _) = fake_crawler(&db.pool, &fake, NOW, CancellationToken::new());
     let c = c.with_batch_hook(hook);
     let mut state = ScheduleState::new(t(NOW), std::time::Duration::from_secs(3600));
     let TickOutcome::Ran { run, .. } = run_once(&c, &mut state).await.unwrap() else {

@@ -2,6 +2,7 @@
 //! at most 30 s per attempt, and a fresh pool (fresh client) on each attempt.
 
 use crate::{DbError, Result};
+use bandmap_time::Backoff;
 use secrecy::{ExposeSecret, SecretString};
 use sqlx::PgPool;
 use sqlx::postgres::PgPoolOptions;
@@ -34,7 +35,7 @@ impl Default for RetryPolicy {
 impl RetryPolicy {
     /// The wait after failed attempt `n` (1-based): linear, capped.
     pub fn wait_after(&self, n: u32) -> Duration {
-        self.step.saturating_mul(n).min(self.max_wait)
+        Backoff::linear(self.step, self.max_wait).delay(n)
     }
 }
 

@@ -11,10 +11,10 @@ use bandmap_config::Config;
 use bandmap_db::run_owner::Instance;
 use bandmap_db::runs::{self, JobType};
 use bandmap_db::triggers;
-use bandmap_health::Shutdown;
 use sqlx::PgPool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
 
 /// Service name of the heartbeat row.
 pub const SERVICE: &str = "enqueue";
@@ -45,7 +45,11 @@ impl Periods {
 }
 
 /// Runs the daemon until `shutdown` fires.
-pub async fn run(pool: PgPool, config: Arc<Config>, shutdown: Shutdown) -> anyhow::Result<()> {
+pub async fn run(
+    pool: PgPool,
+    config: Arc<Config>,
+    shutdown: CancellationToken,
+) -> anyhow::Result<()> {
     let periods = Periods::from_config(&config);
     run_with(pool, config, shutdown, periods).await
 }
@@ -56,7 +60,7 @@ pub async fn run(pool: PgPool, config: Arc<Config>, shutdown: Shutdown) -> anyho
 pub async fn run_with(
     pool: PgPool,
     config: Arc<Config>,
-    shutdown: Shutdown,
+    shutdown: CancellationToken,
     periods: Periods,
 ) -> anyhow::Result<()> {
     let instance = Instance::new(SERVICE);
@@ -108,8 +112,12 @@ async fn owner(pool: &PgPool, instance: &Instance) -> Option<runs::Owner> {
 }
 
 /// The poll/scan loop.
-async fn schedule(pool: &PgPool, instance: &Instance, periods: Periods, shutdown: Shutdown) {
-    let mut stop = shutdown.clone();
+async fn schedule(
+    pool: &PgPool,
+    instance: &Instance,
+    periods: Periods,
+    shutdown: CancellationToken,
+) {
     let mut next_auto = Instant::now();
     loop {
         drain_triggers(pool, instance, &shutdown).await;
@@ -125,13 +133,13 @@ async fn schedule(pool: &PgPool, instance: &Instance, periods: Periods, shutdown
             .min(next_auto.saturating_duration_since(Instant::now()));
         tokio::select! {
             _ = tokio::time::sleep(wait) => {}
-            _ = stop.cancelled() => return,
+            _ = shutdown.cancelled() => return,
         }
     }
 }
 
 /// Claims and runs pending triggers until none is left (or shutdown).
-async fn drain_triggers(pool: &PgPool, instance: &Instance, shutdown: &Shutdown) {
+async fn drain_triggers(pool: &PgPool, instance: &Instance, shutdown: &CancellationToken) {
     while !shutdown.is_cancelled() {
         match triggers::claim(pool, &[JOB_TYPE]).await {
             Ok(Some(t)) => {
@@ -151,7 +159,7 @@ async fn scan_isolated(
     pool: &PgPool,
     instance: &Instance,
     trigger: Option<i64>,
-    shutdown: &Shutdown,
+    shutdown: &CancellationToken,
 ) -> Option<ScanReport> {
     let (p, s) = (pool.clone(), shutdown.clone());
     let owner = owner(pool, instance).await;

@@ -15,9 +15,9 @@ use crate::plan::{Plan, SkipReason, plan};
 use crate::report::ScanReport;
 use bandmap_db::band_locations::enqueue::{NewLocation, bands_without_rows};
 use bandmap_db::runs::{self, JobType, Level, Run, RunStatus, Stop};
-use bandmap_health::Shutdown;
 use sqlx::PgPool;
 use std::collections::BTreeMap;
+use tokio_util::sync::CancellationToken;
 use tracing::instrument;
 
 /// Bands read per page (and planned and inserted per batch).
@@ -53,7 +53,7 @@ pub(crate) async fn run_scan(
     pool: &PgPool,
     trigger_id: Option<i64>,
     owner: Option<&runs::Owner>,
-    shutdown: Option<&Shutdown>,
+    shutdown: Option<&CancellationToken>,
 ) -> Result<ScanReport, EnqueueError> {
     let run = Run::start(pool, JobType::GeocoderEnqueue, trigger_id, owner).await?;
     let run_id = run.id();
@@ -114,7 +114,7 @@ async fn close(run: Run, report: &mut ScanReport, end: End) -> Result<(), Enqueu
 /// The scan body: pages of bands until none is left or the scan must stop.
 async fn scan(
     run: &Run,
-    shutdown: Option<&Shutdown>,
+    shutdown: Option<&CancellationToken>,
     report: &mut ScanReport,
 ) -> Result<End, EnqueueError> {
     let (pool, run_id) = (run.pool(), run.id());
@@ -164,8 +164,11 @@ async fn scan(
 }
 
 /// Shutdown, a cancel request, or a run closed by cleanup stop the scan between batches.
-async fn should_stop(run: &Run, shutdown: Option<&Shutdown>) -> Result<Option<End>, EnqueueError> {
-    if shutdown.is_some_and(Shutdown::is_cancelled) {
+async fn should_stop(
+    run: &Run,
+    shutdown: Option<&CancellationToken>,
+) -> Result<Option<End>, EnqueueError> {
+    if shutdown.is_some_and(CancellationToken::is_cancelled) {
         return Ok(Some(End::Shutdown));
     }
     Ok(run.check().await?.map(|stop| match stop {

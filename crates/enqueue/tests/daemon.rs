@@ -14,6 +14,7 @@ use common::{band, log_lines, run_record};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 
 async fn trigger(pool: &sqlx::PgPool, id: i64) -> (String, Option<i64>, Option<String>) {
     sqlx::query_as("SELECT status, run_id, error FROM job_triggers WHERE id = $1")
@@ -138,7 +139,8 @@ async fn the_daemon_recovers_scans_at_start_beats_and_stops_on_shutdown() {
     .await
     .unwrap();
 
-    let (fire, shutdown) = bandmap_health::shutdown_pair();
+    let shutdown = CancellationToken::new();
+    let fire = shutdown.clone();
     let daemon = tokio::spawn(run(p.clone(), config(&db), shutdown));
 
     eventually(
@@ -177,7 +179,7 @@ async fn the_daemon_recovers_scans_at_start_beats_and_stops_on_shutdown() {
         .unwrap();
     drop(replica);
 
-    fire.fire();
+    fire.cancel();
     tokio::time::timeout(Duration::from_secs(30), daemon)
         .await
         .expect("the daemon stops on shutdown")
@@ -263,11 +265,8 @@ async fn runs_by_origin(pool: &sqlx::PgPool) -> (i64, i64) {
     .unwrap()
 }
 
-async fn stop(
-    fire: bandmap_health::ShutdownTrigger,
-    daemon: tokio::task::JoinHandle<anyhow::Result<()>>,
-) {
-    fire.fire();
+async fn stop(fire: CancellationToken, daemon: tokio::task::JoinHandle<anyhow::Result<()>>) {
+    fire.cancel();
     tokio::time::timeout(Duration::from_secs(30), daemon)
         .await
         .expect("the daemon stops on shutdown")
@@ -279,7 +278,8 @@ async fn stop(
 async fn the_loop_claims_a_trigger_created_while_it_runs() {
     let db = TestDb::new().await;
     let p = &db.pool;
-    let (fire, shutdown) = bandmap_health::shutdown_pair();
+    let shutdown = CancellationToken::new();
+    let fire = shutdown.clone();
     // Polls every 100 ms; the automatic scan only at start (the next one is an hour away),
     // so the second run can only come from the trigger.
     let periods = Periods {
@@ -328,7 +328,8 @@ async fn the_loop_claims_a_trigger_created_while_it_runs() {
 async fn the_loop_scans_again_when_the_automatic_interval_has_passed() {
     let db = TestDb::new().await;
     let p = &db.pool;
-    let (fire, shutdown) = bandmap_health::shutdown_pair();
+    let shutdown = CancellationToken::new();
+    let fire = shutdown.clone();
     // No trigger exists, so every run is an automatic one.
     let periods = Periods {
         poll: Duration::from_millis(100),

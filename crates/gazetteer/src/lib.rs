@@ -6,7 +6,6 @@
 //! places that the region part does not single out is [`Lookup::Ambiguous`].
 
 mod error;
-mod fold;
 mod hash;
 mod load;
 mod matcher;
@@ -15,8 +14,8 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
+pub use bandmap_fold::fold;
 pub use error::GazetteerError;
-pub use fold::fold;
 pub use matcher::{DOMINANCE_MIN_POPULATION, DOMINANCE_RATIO, Dominance, haversine_km};
 
 /// Compact in-memory index of the gazetteer file.

@@ -4,9 +4,9 @@ use std::collections::HashMap;
 use std::io::BufRead;
 
 use crate::error::GazetteerError;
-use crate::fold::{fold, fold_into};
 use crate::hash::FastMap;
 use crate::{Gazetteer, NameRef, Place, Refs, Region};
+use bandmap_fold::{fold, fold_into};
 
 /// Builds the index from the file's lines.
 pub(crate) fn parse(mut r: impl BufRead) -> Result<Gazetteer, GazetteerError> {

@@ -1,8 +1,8 @@
 //! The matching policy: name → candidates in the country → region filter → unique,
 //! same-spot cluster, dominant by population, or ambiguous. Never a silent guess.
 
-use crate::fold::fold;
 use crate::{Gazetteer, Lookup, Match, NameRef, Place, Query};
+use bandmap_fold::fold;
 
 /// The most populous candidate is taken among same-named places only when it has at
 /// least this population …

@@ -7,6 +7,7 @@
 
 use crate::limiter::Limiter;
 use crate::place::ProviderQuery;
+use bandmap_time::Backoff;
 use secrecy::{ExposeSecret, SecretString};
 use serde_json::Value;
 use std::sync::Arc;
@@ -107,9 +108,10 @@ impl Geoapify {
             let (result, retry_after) = self.limiter.run(self.call_once(url.clone())).await;
             match result {
                 Err(CallError::Transient(e)) if attempt < RETRIES => {
-                    let backoff = retry_after
-                        .unwrap_or_else(|| self.retry_base * 2u32.pow(attempt))
-                        .min(MAX_RETRY_AFTER);
+                    let backoff = retry_after.map_or_else(
+                        || Backoff::doubling(self.retry_base, MAX_RETRY_AFTER).delay(attempt + 1),
+                        |d| d.min(MAX_RETRY_AFTER),
+                    );
                     tracing::info!(attempt, error = %e, ?backoff, "geoapify call failed, retrying");
                     tokio::time::sleep(backoff).await;
                     attempt += 1;

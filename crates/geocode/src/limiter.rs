@@ -5,9 +5,8 @@
 //! ENDED. Measuring from the end (not the start) makes the spacing hold at the provider's
 //! side whatever the network latency does.
 
+use rand::Rng;
 use std::future::Future;
-use std::hash::{BuildHasher, RandomState};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Shared spacing of provider calls.
@@ -16,19 +15,15 @@ pub struct Limiter {
     min_delay: Duration,
     jitter: Duration,
     last_end: tokio::sync::Mutex<Option<Instant>>,
-    rng: Mutex<u64>,
 }
 
 impl Limiter {
     /// A limiter with the given minimum spacing and jitter bound.
     pub fn new(min_delay: Duration, jitter: Duration) -> Limiter {
-        // Seed from the std random hasher: no extra dependency for a jitter.
-        let seed = RandomState::new().hash_one(Instant::now()) | 1;
         Limiter {
             min_delay,
             jitter,
             last_end: tokio::sync::Mutex::new(None),
-            rng: Mutex::new(seed),
         }
     }
 
@@ -48,17 +43,7 @@ impl Limiter {
         if self.jitter.is_zero() {
             return Duration::ZERO;
         }
-        let mut s = match self.rng.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        };
-        // xorshift64*: plenty for spreading request times.
-        *s ^= *s >> 12;
-        *s ^= *s << 25;
-        *s ^= *s >> 27;
-        let r = s.wrapping_mul(0x2545_F491_4F6C_DD1D);
-        let unit = (r >> 11) as f64 / (1u64 << 53) as f64;
-        self.jitter.mul_f64(unit)
+        self.jitter.mul_f64(rand::rng().random_range(0.0..=1.0))
     }
 }
 

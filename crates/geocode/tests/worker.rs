@@ -8,6 +8,7 @@ use bandmap_fakes::geoapify::FakeGeoapify;
 use bandmap_geocode::{Outcome, Resolved, STUCK_AFTER, Worker, mark_done, run_once};
 use common::*;
 use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 
 async fn drain(w: &Worker) -> Vec<Outcome> {
     let mut out = Vec::new();
@@ -299,7 +300,8 @@ async fn run_processes_the_queue_writes_a_heartbeat_and_stops_on_shutdown() {
     .map(|(k, v)| (k.to_string(), v))
     .collect();
     let config = std::sync::Arc::new(bandmap_config::Config::from_map(&vars).unwrap());
-    let (trigger, shutdown) = bandmap_health::shutdown_pair();
+    let shutdown = CancellationToken::new();
+    let trigger = shutdown.clone();
     let task = tokio::spawn(bandmap_geocode::run(db.pool.clone(), config, shutdown));
 
     // Wait (bounded) for the loop to finish both rows (the stuck one after the start repair).
@@ -329,7 +331,7 @@ async fn run_processes_the_queue_writes_a_heartbeat_and_stops_on_shutdown() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert_eq!(state(&db.pool, id).await.geocode_status, "done");
-    trigger.fire();
+    trigger.cancel();
     tokio::time::timeout(Duration::from_secs(30), task)
         .await
         .expect("run stops on shutdown")

@@ -2,7 +2,7 @@
 //! at start and then every period. Every probe is isolated: an error, a panic or a timeout
 //! becomes a failed check, and a failure to write the row is logged and otherwise silent,
 //! so a probe never interrupts the service it watches. `stale` is computed by the API in SQL.
-//! The shutdown signal every service loop listens to also lives here.
+//! Service loops stop on a `tokio_util` `CancellationToken` (main cancels it on SIGTERM/SIGINT).
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
@@ -10,8 +10,7 @@ use serde_json::{Map, Value, json};
 use sqlx::PgPool;
 use std::panic::AssertUnwindSafe;
 use std::time::Duration;
-mod shutdown;
-pub use shutdown::{Shutdown, ShutdownTrigger, shutdown_pair};
+use tokio_util::sync::CancellationToken;
 
 /// Service names of `service_health` (CONTRACT §3).
 pub const SERVICES: [&str; 4] = ["crawler", "geocoder", "enqueue", "llm"];
@@ -105,7 +104,7 @@ pub async fn run(
     service: &'static str,
     period: Duration,
     make_checks: impl Fn() -> Vec<Check> + Send + Sync + 'static,
-    mut shutdown: Shutdown,
+    shutdown: CancellationToken,
 ) {
     loop {
         // A panic while building the checks is a failed beat, not a dead heartbeat task.

@@ -14,6 +14,7 @@ use crate::prompt::{ChatRequest, PromptInput};
 use crate::rate_headers::RateHeaders;
 use crate::settings::LlmSettings;
 use bandmap_db::llm_cache::{self, NewLlmCall};
+use bandmap_time::Backoff;
 use rand::Rng;
 use sqlx::PgPool;
 use std::sync::Arc;
@@ -156,11 +157,7 @@ impl Caller {
 
     /// Backoff before retry `n` (1-based): base × 2^(n−1), capped, plus up to 50 % jitter.
     fn backoff(&self, n: u32) -> Duration {
-        let exp = self
-            .settings
-            .backoff_base
-            .saturating_mul(1u32 << n.saturating_sub(1).min(16))
-            .min(self.settings.backoff_max);
+        let exp = Backoff::doubling(self.settings.backoff_base, self.settings.backoff_max).delay(n);
         exp + exp.mul_f64(rand::rng().random_range(0.0..0.5))
     }
 

@@ -27,16 +27,16 @@ pub use resolver::CityResolver;
 pub use settings::LlmSettings;
 pub use worker::{Outcome, Worker};
 
-use bandmap_health::Shutdown;
 use sqlx::PgPool;
 use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
 
 /// `bandmap llm`: the worker loop and its heartbeat until `shutdown`, with a geocoder of
 /// its own. In a process that also runs the geocoding worker use [`run_with_geocoder`].
 pub async fn run(
     pool: PgPool,
     config: Arc<bandmap_config::Config>,
-    shutdown: Shutdown,
+    shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
     let geocoder = bandmap_geocode::Geocoder::new(pool.clone(), &config.geocoder).await?;
     run_with_geocoder(pool, config, geocoder, shutdown).await
@@ -49,7 +49,7 @@ pub async fn run_with_geocoder(
     pool: PgPool,
     config: Arc<bandmap_config::Config>,
     geocoder: bandmap_geocode::Geocoder,
-    shutdown: Shutdown,
+    shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
     let settings = LlmSettings::from_config(&config.llm);
     let idle_poll = settings.idle_poll;

@@ -8,11 +8,12 @@ use crate::pacer::RealPacer;
 use crate::resolver::CityResolver;
 use crate::settings::LlmSettings;
 use crate::worker::{Outcome, Worker};
-use bandmap_health::{Check, Shutdown, database_check};
+use bandmap_health::{Check, database_check};
 use serde_json::json;
 use sqlx::PgPool;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 
 /// Progress window of the heartbeat.
 const PROGRESS_WINDOW_HOURS: i64 = 6;
@@ -104,7 +105,7 @@ pub async fn run_worker<R: CityResolver>(
     worker: Worker<R>,
     heartbeat: Duration,
     idle_poll: Duration,
-    mut shutdown: Shutdown,
+    shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
     let client = worker.caller().map(|c| c.client().clone());
     let hb_pool = pool.clone();

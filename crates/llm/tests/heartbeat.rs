@@ -11,6 +11,7 @@ use common::*;
 use serde_json::Value;
 use sqlx::PgPool;
 use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 
 async fn health(pool: &PgPool) -> Option<(String, Value)> {
     sqlx::query_as("SELECT state, checks FROM service_health WHERE service = 'llm'")
@@ -33,7 +34,8 @@ async fn without_a_key_the_worker_idles_and_the_heartbeat_says_why() {
     );
 
     // The service loop writes its first heartbeat at start, then stops on shutdown.
-    let (trigger, shutdown) = bandmap_health::shutdown_pair();
+    let shutdown = CancellationToken::new();
+    let trigger = shutdown.clone();
     let task = tokio::spawn(run_worker(
         db.pool.clone(),
         worker,
@@ -49,7 +51,7 @@ async fn without_a_key_the_worker_idles_and_the_heartbeat_says_why() {
         }
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
-    trigger.fire();
+    trigger.cancel();
     task.await.unwrap().unwrap();
     let (state, checks) = beat.expect("heartbeat written at start");
     assert_eq!(state, "degraded");

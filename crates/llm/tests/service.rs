@@ -11,23 +11,19 @@ use serde_json::json;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 
 /// The binary spawns `run` on a multi-threaded runtime: its future must be `Send`.
 #[allow(dead_code)]
 fn run_future_is_send(pool: sqlx::PgPool, config: Arc<bandmap_config::Config>) {
     fn is_send<T: Send>(_: &T) {}
-    let f = bandmap_llm::run(
-        pool.clone(),
-        config.clone(),
-        bandmap_health::Shutdown::never(),
-    );
+    let f = bandmap_llm::run(pool.clone(), config.clone(), CancellationToken::new());
     is_send(&f);
     let g = async move {
         let geocoder = bandmap_geocode::Geocoder::new(pool.clone(), &config.geocoder)
             .await
             .unwrap();
-        bandmap_llm::run_with_geocoder(pool, config, geocoder, bandmap_health::Shutdown::never())
-            .await
+        bandmap_llm::run_with_geocoder(pool, config, geocoder, CancellationToken::new()).await
     };
     is_send(&g);
 }
@@ -51,7 +47,8 @@ async fn run_with_a_shared_geocoder_without_provider_sends_the_row_to_manual_and
     .map(|(k, v)| (k.to_string(), v.to_string()))
     .collect();
     let config = Arc::new(bandmap_config::Config::from_map(&vars).unwrap());
-    let (trigger, shutdown) = bandmap_health::shutdown_pair();
+    let shutdown = CancellationToken::new();
+    let trigger = shutdown.clone();
     // The geocoder the caller shares (as `bandmap all` passes the geocoding worker's).
     let geocoder = bandmap_geocode::Geocoder::new(db.pool.clone(), &config.geocoder)
         .await
@@ -70,7 +67,7 @@ async fn run_with_a_shared_geocoder_without_provider_sends_the_row_to_manual_and
         tokio::time::sleep(Duration::from_millis(25)).await;
         state = row(&db.pool, id).await;
     }
-    trigger.fire();
+    trigger.cancel();
     task.await.unwrap().unwrap();
     assert_eq!(llm.count(), 1);
     assert_eq!(state.geocode_status, "manual");

@@ -5,42 +5,9 @@
 use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
 
-/// Lowercase and strip accents, for matching keys (`"Zürich"` → `"zurich"`).
-///
-/// Uses full Unicode lowercasing first, so Turkish `İ` becomes `i` + a combining dot that
-/// the accent strip then removes; letters that are not decomposable (`ø`, `ł`, `ß`, …)
-/// are mapped by hand. Whitespace is collapsed and control characters dropped.
-pub fn fold(s: &str) -> String {
-    let lower = s.to_lowercase();
-    let mut out = String::with_capacity(lower.len());
-    let mut space = false;
-    for c in lower.nfkd() {
-        if is_combining_mark(c) {
-            continue;
-        }
-        if c.is_whitespace() || c.is_control() {
-            space = !out.is_empty();
-            continue;
-        }
-        if space {
-            out.push(' ');
-            space = false;
-        }
-        match c {
-            'ø' => out.push('o'),
-            'æ' => out.push_str("ae"),
-            'œ' => out.push_str("oe"),
-            'ß' => out.push_str("ss"),
-            'ł' => out.push('l'),
-            'đ' | 'ð' => out.push('d'),
-            'þ' => out.push_str("th"),
-            'ı' => out.push('i'),
-            'ħ' => out.push('h'),
-            _ => out.push(c),
-        }
-    }
-    out
-}
+/// Lowercase and strip accents, for matching keys (`"Zürich"` → `"zurich"`), keeping
+/// punctuation: the workspace's one folding, [`bandmap_fold::fold_text`].
+pub use bandmap_fold::fold_text as fold;
 
 /// A looser key for names: `fold`, with dots and apostrophes removed and every other
 /// non-alphanumeric character read as a space, so `"U.K."`, `"Baden-Württemberg"` and

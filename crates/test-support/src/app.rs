@@ -4,9 +4,9 @@
 use crate::TestDb;
 use bandmap_api::AppState;
 use bandmap_config::Config;
-use bandmap_health::{ShutdownTrigger, shutdown_pair};
 use std::collections::HashMap;
 use std::sync::Arc;
+use tokio_util::sync::{CancellationToken, DropGuard};
 
 /// Admin credentials of every spawned app.
 pub const ADMIN_USER: &str = "admin";
@@ -27,7 +27,8 @@ pub struct TestApp {
     pub client: reqwest::Client,
     /// The state the server runs with (pool, config, clock).
     pub state: AppState,
-    _stop: ShutdownTrigger,
+    /// Stops the server when the app is dropped.
+    _stop: DropGuard,
 }
 
 /// Configuration of spawned apps: admin seed, secrets, and `overrides` on top.
@@ -74,7 +75,8 @@ pub async fn spawn_app_with(
         .await
         .expect("bind");
     let base = format!("http://{}", listener.local_addr().expect("addr"));
-    let (stop, shutdown) = shutdown_pair();
+    let shutdown = CancellationToken::new();
+    let stop = shutdown.clone().drop_guard();
     tokio::spawn(bandmap_api::server::serve_on(
         listener,
         state.clone(),

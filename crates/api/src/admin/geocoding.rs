@@ -233,10 +233,11 @@ pub async fn llm_calls(
     Query(q): Query<LlmQuery>,
 ) -> Result<Json<LlmPageItem>, ApiError> {
     let filter = LlmFilter {
-        model: params::bounded("model", q.model.as_deref())?,
+        model: crate::filter_text::bounded("model", q.model.as_deref())?,
         ma_id: params::int("ma_id", q.ma_id.as_deref())?,
         city_null: params::boolean("city_null", q.city_null.as_deref())?,
-        location_pattern: params::text(q.q.as_deref()).map(|t| contains_pattern(&t, 100)),
+        location_pattern: crate::filter_text::text(q.q.as_deref())
+            .map(|t| contains_pattern(&t, 100)),
     };
     let page = Page::parse(q.limit.as_deref(), q.offset.as_deref())?;
     let found = llm_cache::list(&state.pool, &filter, page.limit, page.offset).await?;

@@ -133,14 +133,15 @@ pub async fn list(
     State(state): State<AppState>,
     Query(q): Query<LocationsQuery>,
 ) -> Result<axum::Json<ListPage<LocationItem>>, ApiError> {
-    let band = params::text(q.band.as_deref());
+    let band = crate::filter_text::text(q.band.as_deref());
     let filter = LocationFilter {
         status: params::one_of("status", q.status.as_deref(), &db::STATUSES)?
             .and_then(|s| s.parse::<GeocodeStatus>().ok()),
-        place: params::text(q.place.as_deref()).map(|p| contains_pattern(&p, PATTERN_CHARS)),
+        place: crate::filter_text::text(q.place.as_deref())
+            .map(|p| contains_pattern(&p, PATTERN_CHARS)),
         band_id: band.as_deref().and_then(|b| b.parse::<i64>().ok()),
         band: band.map(|b| contains_pattern(&b, PATTERN_CHARS)),
-        country: params::bounded("country", q.country.as_deref())?,
+        country: crate::filter_text::bounded("country", q.country.as_deref())?,
     };
     let page = Page::parse(q.limit.as_deref(), q.offset.as_deref())?;
     let (rows, total) = db::list(&state.pool, &filter, page.limit, page.offset).await?;
@@ -291,7 +292,11 @@ const BULK_ATTEMPTS: u32 = 8;
 
 /// Pause before attempt `n + 1`: grows with `n`, so the workers' transactions can finish.
 fn bulk_backoff(n: u32) -> std::time::Duration {
-    std::time::Duration::from_millis(25 * u64::from(n))
+    bandmap_time::Backoff::linear(
+        std::time::Duration::from_millis(25),
+        std::time::Duration::MAX,
+    )
+    .delay(n)
 }
 
 async fn run_bulk(

@@ -42,9 +42,9 @@ pub struct ClustersParams {
 impl ClustersParams {
     /// Validates the parameters into a query.
     pub fn parse(&self) -> Result<ClusterQuery, ApiError> {
-        let genre = params::bounded("genre", self.genre.as_deref())?;
-        let country = params::bounded("country", self.country.as_deref())?;
-        let status = params::bounded("status", self.status.as_deref())?;
+        let genre = crate::filter_text::bounded("genre", self.genre.as_deref())?;
+        let country = crate::filter_text::bounded("country", self.country.as_deref())?;
+        let status = crate::filter_text::bounded("status", self.status.as_deref())?;
         Ok(ClusterQuery {
             bbox: params::bbox(self.bbox.as_deref())?,
             zoom: params::zoom(self.zoom.as_deref())?,

@@ -9,7 +9,7 @@ pub mod params;
 pub mod search;
 
 use crate::state::AppState;
-use bandmap_health::Shutdown;
+use tokio_util::sync::CancellationToken;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -25,7 +25,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 /// Starts the map index refresh task (LISTEN + version poll) for this process, which ends
 /// when `shutdown` fires, and the first load of the admin list's band search.
-pub fn start_background(state: &AppState, shutdown: Shutdown) {
+pub fn start_background(state: &AppState, shutdown: CancellationToken) {
     let map = state.map.clone();
     tokio::spawn(map.run(state.pool.clone(), shutdown));
     // The admin list's search copy loads beside the map; until it is ready the list runs

@@ -2,11 +2,7 @@
 //! malformed value is a 400 naming the parameter; an empty value means "absent".
 
 use crate::error::ApiError;
-use crate::extract::clean_text;
 use bandmap_index::map::Bbox;
-
-/// Longest text filter kept (characters).
-pub const MAX_FILTER_CHARS: usize = 100;
 
 fn present(v: Option<&str>) -> Option<&str> {
     v.map(str::trim).filter(|s| !s.is_empty())
@@ -72,35 +68,6 @@ pub fn year(name: &str, raw: Option<&str>) -> Result<Option<i32>, ApiError> {
         .transpose()
 }
 
-/// A map filter (`country`, `status`, `genre`) as in the bands list (CONTRACT §6, §7): more
-/// than [`MAX_FILTER_CHARS`] characters → 400 naming the parameter (cutting it would answer
-/// for a different filter than the one asked); then cleaned of control characters; absent
-/// or blank → `None`.
-pub fn bounded(name: &str, raw: Option<&str>) -> Result<Option<String>, ApiError> {
-    let Some(s) = present(raw) else {
-        return Ok(None);
-    };
-    if s.chars().count() > MAX_FILTER_CHARS {
-        return Err(ApiError::bad_request(format!(
-            "{name} must be at most {MAX_FILTER_CHARS} characters"
-        )));
-    }
-    let cleaned = clean_text(s, false);
-    let t = cleaned.trim();
-    Ok((!t.is_empty()).then(|| t.to_string()))
-}
-
-/// A search text cleaned of control characters and cut to [`MAX_FILTER_CHARS`] (like the
-/// bands list's `q`); absent or blank → `None`.
-pub fn text(raw: Option<&str>) -> Option<String> {
-    let cleaned: String = clean_text(raw?, false)
-        .chars()
-        .take(MAX_FILTER_CHARS)
-        .collect();
-    let t = cleaned.trim();
-    (!t.is_empty()).then(|| t.to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,15 +104,5 @@ mod tests {
         }
         assert_eq!(year("y", Some("1990")).unwrap(), Some(1990));
         assert!(year("y", Some("199x")).is_err());
-        assert_eq!(text(Some(" bl\u{1}ack ")).as_deref(), Some("black"));
-        assert_eq!(text(Some("  ")), None);
-        let long = "é".repeat(MAX_FILTER_CHARS);
-        assert_eq!(bounded("genre", Some(&long)).unwrap(), Some(long.clone()));
-        assert!(bounded("genre", Some(&format!("{long}x"))).is_err());
-        assert_eq!(
-            bounded("genre", Some(" bl\u{1}ack ")).unwrap().as_deref(),
-            Some("black")
-        );
-        assert_eq!(bounded("genre", Some("  ")).unwrap(), None);
     }
 }

@@ -65,9 +65,9 @@ pub async fn search(
     headers: HeaderMap,
     Query(p): Query<SearchParams>,
 ) -> Result<Response, ApiError> {
-    let q = super::params::text(p.q.as_deref())
+    let q = crate::filter_text::search(p.q.as_deref())
         .ok_or_else(|| ApiError::bad_request("q is required (part of a band name)"))?;
-    let pattern = contains_pattern(&q, super::params::MAX_FILTER_CHARS);
+    let pattern = contains_pattern(&q, crate::filter_text::MAX_FILTER_CHARS);
     let prefix = format!("{}%", crate::extract::like_escape(&q));
     let items: Vec<SearchHit> = sqlx::query_as(SEARCH_SQL)
         .bind(&pattern)

@@ -4,9 +4,8 @@
 
 use bandmap_config::Config;
 use bandmap_crawler::Crawler;
-use bandmap_crawler::clock::ManualClock;
 use bandmap_fakes::solver::FakeSolver;
-use bandmap_health::Shutdown;
+use bandmap_time::ManualClock;
 use bandmap_upstream::{SolverClient, SolverConfig, UpstreamClient, UpstreamUrls};
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
@@ -15,6 +14,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 
 pub const BASE: &str = "https://www.metal-archives.com";
 
@@ -45,7 +45,7 @@ pub fn demo_crawler(pool: &PgPool, now: &str) -> (Crawler, Arc<ManualClock>) {
     let mode = format!("recorded:{}", demo_dir().display());
     let cfg = config(&[("UPSTREAM_MODE", mode.as_str())]);
     let clock = Arc::new(ManualClock::new(t(now)));
-    let c = Crawler::from_config(pool.clone(), &cfg, Shutdown::never())
+    let c = Crawler::from_config(pool.clone(), &cfg, CancellationToken::new())
         .unwrap()
         .with_clock(clock.clone());
     (c, clock)
@@ -60,7 +60,7 @@ pub fn fake_crawler(
     pool: &PgPool,
     fake: &FakeSolver,
     now: &str,
-    shutdown: Shutdown,
+    shutdown: CancellationToken,
 ) -> (Crawler, Arc<ManualClock>) {
     let cfg = config(&[("CHALLENGE_SOLVER_URL", fake.url().as_str())]);
     let clock = Arc::new(ManualClock::new(t(now)));

@@ -20,6 +20,7 @@
 
 use crate::Result;
 use crate::bands::upsert::{BandInput, UpsertReport, upsert_in};
+use bandmap_time::Backoff;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use sqlx::{Acquire, PgExecutor, Postgres};
@@ -159,10 +160,13 @@ pub async fn release_claims(db: impl PgExecutor<'_>, run_id: i64) -> Result<u64>
     Ok(r.rows_affected())
 }
 
-/// First backoff after a failed enrichment; it doubles with each further failure.
-pub const FAILURE_BACKOFF_BASE_SECS: i64 = 15 * 60;
-/// Longest backoff: a band deleted upstream is still retried weekly, in case it returns.
-pub const FAILURE_BACKOFF_MAX_SECS: i64 = 7 * 24 * 3600;
+/// Backoff after a failed enrichment: 15 minutes, doubling with each further failure, at
+/// most a week (a band deleted upstream is still retried weekly, in case it returns). The
+/// upsert of [`record_failure`] computes it in SQL from the stored attempt count.
+pub const FAILURE_BACKOFF: Backoff = Backoff::doubling(
+    std::time::Duration::from_secs(15 * 60),
+    std::time::Duration::from_secs(7 * 24 * 3600),
+);
 
 /// A band's failure record, as stored.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
@@ -176,7 +180,7 @@ pub struct EnrichFailure {
 }
 
 /// Records a failed enrichment of `ma_id`: one more attempt, backoff
-/// [`FAILURE_BACKOFF_BASE_SECS`] × 2^(attempts−1) capped at [`FAILURE_BACKOFF_MAX_SECS`].
+/// [`FAILURE_BACKOFF`] (first × 2^(attempts−1), capped).
 /// Returns the new record, or None when the band no longer exists.
 pub async fn record_failure(
     db: impl PgExecutor<'_>,
@@ -198,8 +202,8 @@ pub async fn record_failure(
     )
     .bind(ma_id)
     .bind(error)
-    .bind(FAILURE_BACKOFF_BASE_SECS as f64)
-    .bind(FAILURE_BACKOFF_MAX_SECS as f64)
+    .bind(FAILURE_BACKOFF.first.as_secs_f64())
+    .bind(FAILURE_BACKOFF.max.as_secs_f64())
     .fetch_optional(db)
     .await?)
 }

@@ -11,17 +11,21 @@ use super::{
 use crate::{Geocoder, ProviderStatus};
 use bandmap_config::Config;
 use bandmap_db::band_locations::upkeep;
-use bandmap_health::Shutdown;
 use sqlx::PgPool;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 
 /// Period of the self-repair sweep.
 const REPAIR_EVERY: Duration = Duration::from_secs(60);
 
 /// Runs the geocoding worker until `shutdown`, with its own [`Geocoder`] built from the
 /// configuration (loads the gazetteer).
-pub async fn run(pool: PgPool, config: Arc<Config>, shutdown: Shutdown) -> anyhow::Result<()> {
+pub async fn run(
+    pool: PgPool,
+    config: Arc<Config>,
+    shutdown: CancellationToken,
+) -> anyhow::Result<()> {
     let geocoder = Geocoder::new(pool.clone(), &config.geocoder).await?;
     run_with_geocoder(pool, config, geocoder, shutdown).await
 }
@@ -34,7 +38,7 @@ pub async fn run_with_geocoder(
     pool: PgPool,
     config: Arc<Config>,
     geocoder: Geocoder,
-    shutdown: Shutdown,
+    shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
     let worker = Worker::with_geocoder(pool.clone(), geocoder);
     tracing::info!(
@@ -72,7 +76,7 @@ pub async fn run_with_geocoder(
     Ok(())
 }
 
-async fn claim_loop(worker: Worker, mut shutdown: Shutdown) {
+async fn claim_loop(worker: Worker, shutdown: CancellationToken) {
     while !shutdown.is_cancelled() {
         let outcomes = run_batch(&worker, BATCH_SIZE).await;
         let mut progressed = false;
@@ -95,7 +99,7 @@ async fn claim_loop(worker: Worker, mut shutdown: Shutdown) {
     }
 }
 
-async fn repair_loop(pool: PgPool, mut shutdown: Shutdown) {
+async fn repair_loop(pool: PgPool, shutdown: CancellationToken) {
     loop {
         tokio::select! {
             _ = tokio::time::sleep(REPAIR_EVERY) => repair(&pool).await,

@@ -5,9 +5,8 @@
 
 use crate::map::levels::{self, Level, Selection};
 use crate::map::snapshot::Snapshot;
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 /// Filter indexes kept per snapshot.
 pub const CACHE_CAPACITY: usize = 64;
@@ -218,65 +217,35 @@ impl FilterIndex {
     }
 }
 
-/// Most-recently-used cache of filter indexes.
+/// Cache of the indexes of recently used filters (at most `capacity`; the least useful
+/// one goes when full).
 #[derive(Debug)]
-pub struct FilterCache {
-    capacity: usize,
-    inner: Mutex<CacheInner>,
-}
-
-#[derive(Debug, Default)]
-struct CacheInner {
-    tick: u64,
-    map: HashMap<Filter, (Arc<FilterIndex>, u64)>,
-}
+pub struct FilterCache(quick_cache::sync::Cache<Filter, Arc<FilterIndex>>);
 
 impl FilterCache {
     /// An empty cache keeping up to `capacity` indexes.
     pub fn new(capacity: usize) -> FilterCache {
-        FilterCache {
-            capacity,
-            inner: Mutex::new(CacheInner::default()),
-        }
+        FilterCache(quick_cache::sync::Cache::new(capacity))
     }
 
     /// The cached index of `filter`, if any (marks it used).
     pub fn get(&self, filter: &Filter) -> Option<Arc<FilterIndex>> {
-        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        inner.tick += 1;
-        let tick = inner.tick;
-        inner.map.get_mut(filter).map(|(idx, used)| {
-            *used = tick;
-            idx.clone()
-        })
+        self.0.get(filter)
     }
 
-    /// Stores an index, evicting the least recently used one when full.
+    /// Stores an index, evicting a cold one when full.
     pub fn put(&self, filter: Filter, index: Arc<FilterIndex>) {
-        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        inner.tick += 1;
-        let tick = inner.tick;
-        if inner.map.len() >= self.capacity && !inner.map.contains_key(&filter) {
-            let oldest = inner
-                .map
-                .iter()
-                .min_by_key(|(_, (_, used))| *used)
-                .map(|(k, _)| k.clone());
-            if let Some(k) = oldest {
-                inner.map.remove(&k);
-            }
-        }
-        inner.map.insert(filter, (index, tick));
+        self.0.insert(filter, index);
     }
 
     /// Number of cached indexes.
     pub fn len(&self) -> usize {
-        self.inner.lock().map(|i| i.map.len()).unwrap_or(0)
+        self.0.len()
     }
 
     /// Whether the cache is empty.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.0.is_empty()
     }
 }
 

@@ -6,10 +6,10 @@ use crate::map::load::{self, LoadError};
 use crate::map::snapshot::Snapshot;
 use bandmap_db::PgPool;
 use bandmap_db::map_points::{self, PgListener};
-use bandmap_health::Shutdown;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 
 /// Channel notified by the triggers of migrations 010 and 014.
 pub use bandmap_db::map_points::CHANNEL;
@@ -124,7 +124,7 @@ impl MapIndex {
 
     /// Keeps the snapshot fresh until `shutdown`: loads at once, rebuilds after each
     /// notification (debounced) and whenever the polled version moved.
-    pub async fn run(self: Arc<Self>, pool: PgPool, mut shutdown: Shutdown) {
+    pub async fn run(self: Arc<Self>, pool: PgPool, shutdown: CancellationToken) {
         let mut listener: Option<PgListener> = None;
         loop {
             if listener.is_none() {

@@ -7,6 +7,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use bandmap_time::Backoff;
 use serde_json::{Value, json};
 use tokio::sync::Mutex;
 
@@ -52,10 +53,7 @@ impl SolverConfig {
     }
 
     fn backoff(&self, retry: u32) -> Duration {
-        let factor = 2u32.saturating_pow(retry.saturating_sub(1));
-        self.backoff_base
-            .saturating_mul(factor)
-            .min(self.backoff_max)
+        Backoff::doubling(self.backoff_base, self.backoff_max).delay(retry)
     }
 
     /// Solver root (the command URL without its trailing `/v1`).

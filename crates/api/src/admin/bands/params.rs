@@ -64,15 +64,7 @@ fn pattern(v: &Option<String>) -> Option<String> {
 }
 
 fn bounded(name: &str, v: &Option<String>) -> Result<Option<String>, ApiError> {
-    let Some(s) = non_blank(v) else {
-        return Ok(None);
-    };
-    if s.chars().count() > BOUNDED_CHARS {
-        return Err(ApiError::bad_request(format!(
-            "{name} must be at most {BOUNDED_CHARS} characters"
-        )));
-    }
-    Ok(Some(clean_text(s, false).trim().to_string()))
+    crate::filter_text::bounded(name, v.as_deref())
 }
 
 fn boolean(name: &str, v: &Option<String>) -> Result<Option<bool>, ApiError> {

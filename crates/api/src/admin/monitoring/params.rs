@@ -3,27 +3,6 @@
 //! our 400 (CONTRACT §4), never a 500.
 
 use crate::error::ApiError;
-use crate::extract::clean_text;
-
-/// Longest accepted equality filter (`country`, `status`, `model`…).
-pub const MAX_FILTER_CHARS: usize = 100;
-
-/// Cleaned, trimmed text; None when absent or empty.
-pub fn text(value: Option<&str>) -> Option<String> {
-    let v = clean_text(value?, false);
-    let v = v.trim();
-    (!v.is_empty()).then(|| v.to_string())
-}
-
-/// Like [`text`], but longer than [`MAX_FILTER_CHARS`] characters → 400.
-pub fn bounded(name: &str, value: Option<&str>) -> Result<Option<String>, ApiError> {
-    match text(value) {
-        Some(v) if v.chars().count() > MAX_FILTER_CHARS => Err(ApiError::bad_request(format!(
-            "{name} is longer than {MAX_FILTER_CHARS} characters"
-        ))),
-        other => Ok(other),
-    }
-}
 
 /// A value that must be one of `allowed` (exact); absent or empty → None.
 pub fn one_of(
@@ -68,10 +47,6 @@ mod tests {
 
     #[test]
     fn filters() {
-        assert_eq!(text(Some("  a\u{1}b ")), Some("ab".into()));
-        assert_eq!(text(Some("   ")), None);
-        assert!(bounded("country", Some(&"x".repeat(101))).is_err());
-        assert_eq!(bounded("country", Some("NO")).unwrap(), Some("NO".into()));
         assert!(one_of("kind", Some("runs"), &["run", "admin"]).is_err());
         assert_eq!(one_of("kind", Some(""), &["run"]).unwrap(), None);
         assert_eq!(

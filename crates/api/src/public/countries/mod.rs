@@ -36,9 +36,9 @@ pub struct CountriesParams {
 impl CountriesParams {
     fn parse(&self) -> Result<CountryFilter, ApiError> {
         Ok(CountryFilter {
-            genre: params::bounded("genre", self.genre.as_deref())?,
-            country: params::bounded("country", self.country.as_deref())?,
-            status: params::bounded("status", self.status.as_deref())?,
+            genre: crate::filter_text::bounded("genre", self.genre.as_deref())?,
+            country: crate::filter_text::bounded("country", self.country.as_deref())?,
+            status: crate::filter_text::bounded("status", self.status.as_deref())?,
             year_min: params::year("year_min", self.year_min.as_deref())?,
             year_max: params::year("year_max", self.year_max.as_deref())?,
         })

@@ -1,6 +1,6 @@
-//! Injectable time: the scheduler and the jobs read "now" from a [`Clock`], so the 03:00
-//! tick, the incremental interval and the checkpoint comparisons are testable without
-//! sleeping.
+//! Injectable time: code that compares with "now" reads it from a [`Clock`], so the
+//! crawler's 03:00 tick, its checkpoint comparisons and the API's lockout windows are
+//! testable without sleeping.
 
 use chrono::{DateTime, Utc};
 use std::sync::Mutex;
