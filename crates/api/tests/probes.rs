@@ -9,13 +9,13 @@ mod db_proxy;
 use bandmap_api::AppState;
 use bandmap_api::probes::READY_TIMEOUT;
 use bandmap_db::connect::{PoolSize, RetryPolicy, connect};
-use tokio_util::sync::{CancellationToken, DropGuard};
 use bandmap_test_support::TestDb;
 use bandmap_test_support::app::test_config;
 use db_proxy::{DbProxy, Mode};
 use secrecy::SecretString;
 use sqlx::postgres::PgConnectOptions;
 use std::time::Duration;
+use tokio_util::sync::{CancellationToken, DropGuard};
 
 /// A liveness bound for one probe answer (the test must not hang on the pool's 10 s
 /// acquire timeout), not a performance assertion.
