@@ -86,11 +86,14 @@ function makeData() {
 const state = {
   ...makeData(),
   runs: [
-    { id: 41, type: 'full_crawl', status: 'running', cancel_requested: false, started_at: new Date(Date.now() - 600e3).toISOString(), finished_at: null, stats: { processed: 120, total: 400, failed: 2 }, error: null },
+    { id: 41, type: 'full_crawl', status: 'running', cancel_requested: false, started_at: new Date(Date.now() - 600e3).toISOString(), finished_at: null, stats: { countries_total: 40, countries_done: 12, country_index: 13, country_code: 'FI', pages: 310, bands_seen: 12000, failed: 2, months: null }, error: null },
     { id: 40, type: 'incremental', status: 'error', cancel_requested: false, started_at: new Date(Date.now() - 86400e3).toISOString(), finished_at: new Date(Date.now() - 86000e3).toISOString(), stats: { processed: 10 }, error: 'scraped: <script>alert("x")</script> Just a moment...' },
-    { id: 39, type: 'geocoder_enqueue', status: 'success', cancel_requested: false, started_at: new Date(Date.now() - 90000e3).toISOString(), finished_at: new Date(Date.now() - 89000e3).toISOString(), stats: { inserted: 12, failed: 0 }, error: null },
+    { id: 39, type: 'geocoder_enqueue', status: 'success', cancel_requested: false, started_at: new Date(Date.now() - 90000e3).toISOString(), finished_at: new Date(Date.now() - 89000e3).toISOString(), stats: { inserted: 12, failed: 0, country_code: null, months: null }, error: null },
   ],
-  jobs: [{ id: 7, job_type: 'enrich', status: 'pending', created_at: new Date().toISOString() }],
+  jobs: [
+    { id: 6, job_type: 'full_crawl_typo', status: 'error', created_at: new Date(Date.now() - 7200e3).toISOString(), created_by: 'alice', claimed_at: null, finished_at: new Date(Date.now() - 7100e3).toISOString(), run_id: null, error: 'unknown job_type full_crawl_typo' },
+    { id: 7, job_type: 'enrich', status: 'pending', created_at: new Date().toISOString(), created_by: 'alice', claimed_at: null, finished_at: null, run_id: null, error: null },
+  ],
   audit: [{ id: 3, at: new Date(Date.now() - 3000e3).toISOString(), username: 'admin', action: 'band.patch', target: '1000', before: { genre: 'Black Metal' }, after: { genre: 'Raw Black Metal' } }],
   logs: [],
   nextJobId: 8,
@@ -194,18 +197,28 @@ function openapi() {
   return { openapi: '3.1.0', paths: {}, components: { schemas: { NewTrigger: { type: 'object', required: ['job_type'], properties: { job_type: jobType } } } } };
 }
 
+// Heartbeat rows as the services write them: each check is {"ok": true, "detail": …}
+// or {"ok": false, "error": "why"} (crates/health).
 function health() {
   const now = Date.now();
   const rows = [
-    { service: 'geocoder', state: 'degraded', checks: { database: true, provider_key: { ok: false, message: 'GEOCODING_API_KEY missing' } }, last_write_at: new Date(now - 3 * 3600e3).toISOString(), stale: true },
-    { service: 'enqueue', state: 'ok', checks: { database: true }, last_write_at: new Date(now - 600e3).toISOString(), stale: false },
+    { service: 'geocoder', state: 'degraded', instance: 'geo-1', checks: {
+      database: { ok: true, detail: 'ok' }, provider_key: { ok: false, error: 'GEOCODING_API_KEY is not set' },
+      progress: { ok: true, detail: { pending: 6, last_finished: new Date(now - 1200e3).toISOString(), started_within_window: false } },
+      gazetteer: { ok: true, detail: '48211 places' },
+    }, last_write_at: new Date(now - 3 * 3600e3).toISOString(), stale: true },
+    { service: 'enqueue', state: 'ok', instance: 'enq-1', checks: { database: { ok: true, detail: 'ok' }, last_scan: { ok: true, detail: { last_success_age_s: 3555 } } }, last_write_at: new Date(now - 600e3).toISOString(), stale: false },
+    { service: 'llm', state: 'degraded', instance: 'llm-1', checks: {
+      database: { ok: true, detail: 'ok' }, api_key: { ok: false, error: 'LLM_API_KEY is not set: the LLM worker idles' },
+      api: { ok: false, error: 'not checked: LLM_API_KEY is not set: the LLM worker idles' }, progress: { ok: true, detail: { due: 0, calls_last_6h: false } },
+    }, last_write_at: new Date(now - 120e3).toISOString(), stale: false },
   ];
-  if (state.crawlerAlive) rows.unshift({ service: 'crawler', state: 'ok', checks: { database: true, solver: true, last_run_recent: true }, last_write_at: new Date(now - 900e3).toISOString(), stale: false });
+  if (state.crawlerAlive) rows.unshift({ service: 'crawler', state: 'ok', instance: 'crawler-1', checks: { database: { ok: true, detail: 'ok' }, challenge_solver: { ok: true, detail: 'reachable (recorded)' }, last_run: { ok: true, detail: { run_id: 39, status: 'success', age_hours: 0.988191913611113 } } }, last_write_at: new Date(now - 900e3).toISOString(), stale: false });
   return rows;
 }
 
 function byStatus() {
-  const o = {};
+  const o = { pending: 0, processing: 0, done: 0, country_only: 0, llm_needed: 0, manual: 0, error: 0 };
   for (const l of state.locations) o[l.status] = (o[l.status] || 0) + 1;
   return o;
 }
@@ -281,9 +294,14 @@ async function handleApi(req, res, url) {
     case 'GET /admin/api/queue': return send(res, 200, { total: 17, by_priority: { enrich_pending: 5, updated_since_crawl: 2, never_enriched: 10 }, next: state.bands.slice(0, 5).map((b) => ({ ma_id: b.ma_id, name: b.name })) });
     case 'POST /admin/api/job-triggers': {
       if (!Object.keys(MOCK_JOB_SERVICES).includes(body.job_type)) return err(res, 400, 'bad_request', 'bad job_type');
-      const j = { id: state.nextJobId++, job_type: body.job_type, status: 'pending', created_at: new Date().toISOString() };
+      const j = { id: state.nextJobId++, job_type: body.job_type, status: 'pending', created_at: new Date().toISOString(), created_by: MOCK_USER, claimed_at: null, finished_at: null, run_id: null, error: null };
       state.jobs.push(j);
       return send(res, 201, { id: j.id });
+    }
+    case 'GET /admin/api/job-triggers': {
+      const st = q.get('status');
+      const items = state.jobs.filter((j) => !st || j.status === st).slice().sort((a, b) => b.id - a.id);
+      return send(res, 200, page(items, q));
     }
     case 'POST /admin/api/job-triggers/:id/cancel': {
       const j = state.jobs.find((x) => x.id === id);
