@@ -100,6 +100,7 @@ function detailSentence(name, d) {
     const m = /^(\d+) places$/.exec(d);
     if (m) return `${fmtNum(Number(m[1]))} lieux chargés`;
     if (d.startsWith('reachable')) return `joignable ${d.slice('reachable'.length).trim()}`.trim();
+    if (d.startsWith('disabled: ')) return `désactivé (${d.slice(10)})`;
     if (d.startsWith('not needed')) return `pas nécessaire (${d.replace(/^not needed:?\s*/, '')})`;
     if (d === 'no scan finished yet') return 'aucun remplissage terminé pour l’instant (service récent)';
     return d;
@@ -122,6 +123,7 @@ function detailSentence(name, d) {
 function reasonSentence(r) {
   const s = String(r ?? '');
   if (/LLM_API_KEY is not set/.test(s)) return 'LLM_API_KEY n’est pas défini : le lecteur LLM est à l’arrêt';
+  if (s === 'GEOCODING_API_KEY missing') return 'GEOCODING_API_KEY n’est pas défini : pas de fournisseur de géocodage';
   if (s === 'probe timed out') return 'la vérification n’a pas répondu à temps';
   if (s === 'probe panicked') return 'la vérification a planté';
   if (s === 'no finished crawler run yet') return 'aucune exécution du crawler terminée pour l’instant';

@@ -203,7 +203,7 @@ function health() {
   const now = Date.now();
   const rows = [
     { service: 'geocoder', state: 'degraded', instance: 'geo-1', checks: {
-      database: { ok: true, detail: 'ok' }, provider_key: { ok: false, error: 'GEOCODING_API_KEY is not set' },
+      database: { ok: true, detail: 'ok' }, provider_key: { ok: false, error: 'GEOCODING_API_KEY missing' }, provider_reachable: { ok: true, detail: 'disabled: GEOCODING_API_KEY missing' },
       progress: { ok: true, detail: { pending: 6, last_finished: new Date(now - 1200e3).toISOString(), started_within_window: false } },
       gazetteer: { ok: true, detail: '48211 places' },
     }, last_write_at: new Date(now - 3 * 3600e3).toISOString(), stale: true },
@@ -215,6 +215,21 @@ function health() {
   ];
   if (state.crawlerAlive) rows.unshift({ service: 'crawler', state: 'ok', instance: 'crawler-1', checks: { database: { ok: true, detail: 'ok' }, challenge_solver: { ok: true, detail: 'reachable (recorded)' }, last_run: { ok: true, detail: { run_id: 39, status: 'success', age_hours: 0.988191913611113 } } }, last_write_at: new Date(now - 900e3).toISOString(), stale: false });
   return rows;
+}
+
+// Per-model totals of the LLM calls, as GET /admin/api/geocoding sums them.
+function llmModels() {
+  const by = new Map();
+  for (const c of state.llm) {
+    const m = by.get(c.model) || { model: c.model, calls: 0, city_null: 0, cost_usd: null, prompt_tokens: 0, completion_tokens: 0 };
+    m.calls += 1;
+    if (c.extraction?.city === null) m.city_null += 1;
+    if (c.cost_usd !== null) m.cost_usd = (m.cost_usd || 0) + c.cost_usd;
+    m.prompt_tokens += c.prompt_tokens;
+    m.completion_tokens += c.completion_tokens;
+    by.set(c.model, m);
+  }
+  return [...by.values()];
 }
 
 function byStatus() {
@@ -398,7 +413,7 @@ async function handleApi(req, res, url) {
     case 'POST /admin/api/geocode-cache/purge-legacy-provider': return send(res, 200, { deleted: 0 });
     case 'GET /admin/api/geocoding': return send(res, 200, {
       by_status: byStatus(), providers: [{ provider: 'geoapify', count: 40, avg_confidence: 0.91 }, { provider: 'llm+geoapify', count: 2, avg_confidence: null }],
-      llm_models: [{ model: 'llama-3.3-70b-versatile', calls: 4, city_null: 2, cost_usd: 0.0012, prompt_tokens: 500, completion_tokens: 120 }, { model: 'llama-3.1-8b-instant', calls: 4, city_null: 1, cost_usd: null, prompt_tokens: 480, completion_tokens: 110 }],
+      llm_models: llmModels(),
       cache: { entries: 123 },
     });
     case 'GET /admin/api/llm': {

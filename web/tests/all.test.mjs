@@ -9,3 +9,4 @@ import './map-search.spec.mjs';
 import './map-timeline.spec.mjs';
 import './page-complete.spec.mjs';
 import './admin.spec.mjs';
+import './admin-operator.spec.mjs';
