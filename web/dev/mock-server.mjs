@@ -24,6 +24,9 @@ const MIME = {
   '.png': 'image/png', '.svg': 'image/svg+xml', '.ico': 'image/x-icon', '.woff2': 'font/woff2',
 };
 
+const ADMIN_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+  + "font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
 // ---------- data ----------
 const CITIES = [
   ['Oslo', 'Norway', 59.91, 10.75], ['Bergen', 'Norway', 60.39, 5.32], ['Stockholm', 'Sweden', 59.33, 18.07],
@@ -141,7 +144,11 @@ function serveStatic(req, res, pathname) {
   if (!file.startsWith(WEB + path.sep)) return err(res, 404, 'not_found', 'not found');
   fs.readFile(file, (e, buf) => {
     if (e) return err(res, 404, 'not_found', 'not found');
-    res.writeHead(200, { 'Content-Type': MIME[path.extname(file)] || 'application/octet-stream', 'Cache-Control': 'no-cache' });
+    const headers = { 'Content-Type': MIME[path.extname(file)] || 'application/octet-stream', 'Cache-Control': 'no-cache' };
+    // The admin page gets the real server's policy (crates/api/src/security_headers.rs), so the
+    // tests' CSP watch means something against the mock too.
+    if (rel === 'admin/index.html') headers['Content-Security-Policy'] = ADMIN_CSP;
+    res.writeHead(200, headers);
     res.end(buf);
   });
 }

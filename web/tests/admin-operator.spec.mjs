@@ -229,3 +229,43 @@ describe('admin console for an operator', () => {
     assert.deepEqual(problems.csp, [], 'every view works under the Content-Security-Policy');
   });
 });
+
+describe('admin console charts', () => {
+  let target;
+  let browser;
+  let page;
+  let problems;
+  before(async () => {
+    target = await startTarget();
+    browser = await launch();
+    page = await browser.context.newPage();
+    problems = watchPage(page);
+    await page.goto(`${target.url}/admin/`);
+    await page.fill('#login-username', target.user);
+    await page.fill('#login-password', target.password);
+    await page.click('#login-form button[type=submit]');
+    await page.locator('#app').waitFor({ state: 'visible', timeout: 15000 });
+  });
+  after(async () => {
+    await browser?.close();
+    await target?.close();
+  });
+
+  test('charts: the LLM view draws the calls per day with uPlot', async () => {
+    await page.evaluate(() => { location.hash = '#/llm'; });
+    await page.locator('#h-llm-days').waitFor();
+    const data = await page.evaluate(async () => (await fetch('/admin/api/llm?limit=500')).json());
+    if (!data.items.length) {
+      await page.locator('#h-llm-days ~ div .empty').waitFor({ timeout: 15000 });
+      return;
+    }
+    const chart = page.locator('#llm-chart');
+    await chart.waitFor({ timeout: 15000 });
+    assert.equal(await chart.locator('canvas').count(), 1, 'uPlot drew a canvas');
+    assert.equal(Number(await chart.getAttribute('data-calls')), data.items.length, 'every listed call is counted');
+    const days = new Set(data.items.map((c) => c.created_at.slice(0, 10)));
+    assert.ok(Number(await chart.getAttribute('data-points')) >= days.size, 'one point per day at least');
+    assert.deepEqual(problems.csp, [], 'uPlot works under the Content-Security-Policy');
+    assert.deepEqual(problems.errors, []);
+  });
+});

@@ -5,6 +5,9 @@ import { navigate, formParams } from '../router.js';
 import { pager, loadInto } from '../ui.js';
 import { llmCallDetails } from './bands.js';
 import { checkSentence } from '../words.js';
+import { perDay, lineChart } from '../chart.js';
+
+export const CHART_CALLS = 500; // the API's largest page: the chart covers the latest 500 calls
 
 /** Why the LLM tables may be empty, from the llm service's heartbeat. */
 export function llmEmptyReason(healthRows) {
@@ -38,11 +41,13 @@ export function mount(root, params) {
 
   const reasonEl = h('p', { class: 'empty-reason', id: 'llm-empty-reason', role: 'status', hidden: true });
   const totalsEl = h('div');
+  const chartEl = h('div');
   const listEl = h('div');
   const modelsEl = h('div');
   root.append(
     h('div', { class: 'view-head' }, h('h1', null, 'LLM & coûts')),
     reasonEl,
+    h('section', { 'aria-labelledby': 'h-llm-days' }, h('h2', { id: 'h-llm-days' }, 'Par jour'), chartEl),
     h('section', { 'aria-labelledby': 'h-llm-models' }, h('h2', { id: 'h-llm-models' }, 'Par modèle'), modelsEl),
     h('section', { 'aria-labelledby': 'h-llm-calls' }, h('h2', { id: 'h-llm-calls' }, 'Appels'), form, totalsEl, listEl),
   );
@@ -103,6 +108,28 @@ export function mount(root, params) {
     });
   }
 
+  function loadChart() {
+    return loadInto(chartEl, async () => {
+      const data = await api.get('/admin/api/llm', { limit: CHART_CALLS }, opts);
+      const calls = Array.isArray(data?.items) ? data.items : [];
+      if (!calls.length) return h('p', { class: 'empty' }, 'Aucun appel à tracer.');
+      const { days, series } = perDay(calls, (c) => c.created_at, { calls: () => 1, cost: (c) => c.cost_usd ?? 0 });
+      const chart = lineChart({
+        id: 'llm-chart',
+        title: `Appels et coût par jour (${calls.length} derniers appels${Number(data.total) > calls.length ? ` sur ${fmtNum(data.total)}` : ''})`,
+        x: days,
+        width: chartEl.clientWidth || root.clientWidth,
+        series: [
+          { label: 'Appels', values: series.calls, color: '#2451b7', scale: 'n', axisLabel: 'appels', fmt: (v) => fmtNum(Math.round(v)) },
+          { label: 'Coût', values: series.cost, color: '#b3261e', scale: 'usd', axisLabel: 'USD', fmt: (v) => fmtCost(v) },
+        ],
+      });
+      chart.el.dataset.calls = String(series.calls.reduce((a, b) => a + b, 0));
+      return chart.el;
+    });
+  }
+
+  loadChart();
   loadModels();
   loadList();
   return () => ctrl.abort();
