@@ -6,8 +6,8 @@ import { h } from './dom.js';
 const DAY = 86400;
 
 /** Rows with a date → {days: [unix s], series: {name: [values]}} per UTC day, oldest first,
- *  every day between the first and the last present (0 when nothing happened). */
-export function perDay(rows, dateOf, values) {
+ *  every day from the first (at least `minDays` before today) to today (0 when nothing happened). */
+export function perDay(rows, dateOf, values, { minDays = 14, now = Date.now() } = {}) {
   const buckets = new Map();
   for (const r of rows) {
     const t = new Date(dateOf(r)).getTime();
@@ -17,9 +17,12 @@ export function perDay(rows, dateOf, values) {
     for (const [name, f] of Object.entries(values)) b[name] = (b[name] || 0) + (Number(f(r)) || 0);
     buckets.set(day, b);
   }
+  const today = Math.floor(now / 1000 / DAY) * DAY;
   const keys = [...buckets.keys()].sort((a, b) => a - b);
+  const first = Math.min(keys.length ? keys[0] : today, today - (minDays - 1) * DAY);
+  const last = Math.max(keys.length ? keys[keys.length - 1] : today, today);
   const days = [];
-  if (keys.length) for (let d = keys[0]; d <= keys[keys.length - 1]; d += DAY) days.push(d);
+  for (let d = first; d <= last; d += DAY) days.push(d);
   const series = {};
   for (const name of Object.keys(values)) series[name] = days.map((d) => buckets.get(d)?.[name] ?? 0);
   return { days, series };
@@ -34,7 +37,9 @@ export function lineChart({ id, title, x, series, width }) {
   for (const s of series) {
     if (!scales[s.scale]) {
       scales[s.scale] = { auto: true, range: (u, min, max) => [0, Math.max(max, 1e-9) * 1.1] };
-      axes.push({ scale: s.scale, side: axes.length === 1 ? 3 : 1, label: s.axisLabel, values: (u, vals) => vals.map((v) => s.fmt ? s.fmt(v) : String(v)) });
+      const axis = { scale: s.scale, side: axes.length === 1 ? 3 : 1, label: s.axisLabel, size: 70, values: (u, vals) => vals.map((v) => (s.fmt ? s.fmt(v) : String(v))) };
+      if (s.integer) axis.incrs = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000];
+      axes.push(axis);
     }
   }
   const opts = {

@@ -77,7 +77,7 @@ function makeData() {
     });
   }
   const llm = bands.slice(0, 8).map((b, i) => ({
-    id: i + 1, created_at: new Date(Date.now() - i * 60e3).toISOString(), ma_id: b.ma_id, band_name: b.name,
+    id: i + 1, created_at: new Date(Date.now() - i * 43200e3).toISOString(), ma_id: b.ma_id, band_name: b.name,
     location_raw: b.location_text, country: b.country, model: i % 2 ? 'llama-3.1-8b-instant' : 'llama-3.3-70b-versatile',
     extraction: { city: i % 3 ? CITIES[i][0] : null, region: null, country: b.country, confidence: 0.8 },
     prompt_tokens: 120 + i, completion_tokens: 30 + i, cost_usd: i === 3 ? null : 0.00012 * (i + 1),

@@ -130,6 +130,7 @@ describe('admin console for an operator', () => {
     const created = await apiPost('/admin/api/job-triggers', { job_type: 'geocoder_enqueue' });
     assert.equal(created.status, 201);
     const id = created.body.id;
+    await go('#/journal'); // leave and come back: Pilotage loads afresh
     await go('#/pilotage');
     const cell = page.locator(`.view-pilotage tr[data-trigger-id="${id}"] td.created-by`);
     try {

@@ -120,7 +120,7 @@ export function mount(root, params) {
         x: days,
         width: chartEl.clientWidth || root.clientWidth,
         series: [
-          { label: 'Appels', values: series.calls, color: '#2451b7', scale: 'n', axisLabel: 'appels', fmt: (v) => fmtNum(Math.round(v)) },
+          { label: 'Appels', values: series.calls, color: '#2451b7', scale: 'n', axisLabel: 'appels', integer: true, fmt: (v) => fmtNum(Math.round(v)) },
           { label: 'Coût', values: series.cost, color: '#b3261e', scale: 'usd', axisLabel: 'USD', fmt: (v) => fmtCost(v) },
         ],
       });
