@@ -126,6 +126,15 @@ describe('admin console for an operator', () => {
     if (target.mock) assert.ok(await page.locator('.view-pilotage tr[data-run-id] progress').count() > 0, 'mock: the running full crawl shows progress');
   });
 
+  test('operator: Pilotage lists the last finished runs with their duration', async () => {
+    await go('#/pilotage');
+    await page.waitForFunction(() => !document.querySelector('#h-last').parentElement.textContent.includes('Chargement…'));
+    const act = await apiGet('/admin/api/activity?kind=run&limit=10');
+    const want = act.items.filter((e) => e.finished_at).slice(0, 5).map((e) => e.id);
+    const shown = await page.locator('#h-last ~ div tr[data-run-id]').evaluateAll((r) => r.map((x) => Number(x.dataset.runId)));
+    assert.deepEqual(shown, want);
+  });
+
   test('operator: "Par" shows who requested the job (created_by)', async () => {
     const created = await apiPost('/admin/api/job-triggers', { job_type: 'geocoder_enqueue' });
     assert.equal(created.status, 201);

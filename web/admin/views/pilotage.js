@@ -89,6 +89,7 @@ export function mount(root) {
   const secBanner = loading();
   const secHealth = loading();
   const secRuns = loading();
+  const secLast = loading();
   const secJobs = loading();
   const secFailed = loading();
   const secGeocoder = loading();
@@ -132,6 +133,7 @@ export function mount(root) {
     secBanner,
     h('section', { 'aria-labelledby': 'h-geo' }, h('h2', { id: 'h-geo' }, 'Chaîne de géocodage'), secGeocoder),
     h('section', { 'aria-labelledby': 'h-runs' }, h('h2', { id: 'h-runs' }, 'Exécutions en cours'), secRuns),
+    h('section', { 'aria-labelledby': 'h-last' }, h('h2', { id: 'h-last' }, 'Dernières exécutions terminées'), secLast),
     h('section', { 'aria-labelledby': 'h-health' }, h('h2', { id: 'h-health' }, 'Services'), secHealth),
     h('section', { 'aria-labelledby': 'h-jobs' },
       h('h2', { id: 'h-jobs' }, 'Lancer une tâche'),
@@ -175,6 +177,22 @@ export function mount(root) {
       runs,
       { empty: 'Aucune exécution en cours.', rowAttrs: (r) => ({ 'data-run-id': String(r.id) }) },
     ));
+  }
+
+  function renderLast(entries) {
+    const done = entries.filter((e) => e.kind === 'run' && e.finished_at).slice(0, 5);
+    clear(secLast).append(table(
+      [
+        { label: 'N°', render: (r) => fmtText(r.id) },
+        { label: 'Tâche', render: (r) => jobTypeLabel(r.type) },
+        { label: 'Résultat', render: (r) => badge(runStatusLabel(r.status), r.status === 'success' ? 'ok' : r.status === 'error' ? 'bad' : 'warn') },
+        { label: 'Fin', render: (r) => since(r.finished_at) },
+        { label: 'Durée', render: (r) => fmtDuration(secondsBetween(r.started_at, r.finished_at)) },
+        { label: 'Erreur', render: (r) => (r.error ? h('span', { class: 'error-text clamp' }, r.error) : '—') },
+      ],
+      done,
+      { empty: 'Aucune exécution terminée.', rowAttrs: (r) => ({ 'data-run-id': String(r.id) }) },
+    ), h('p', null, h('a', { href: '#/journal?kind=run' }, 'Tout le journal des exécutions →')));
   }
 
   function renderPending(jobs) {
@@ -261,12 +279,13 @@ export function mount(root) {
     busy = true;
     refreshBtn.disabled = true;
     const opts = { signal: ctrl.signal };
-    const [live, health, stats, queue, failed] = await Promise.allSettled([
+    const [live, health, stats, queue, failed, last] = await Promise.allSettled([
       api.get('/admin/api/live', null, opts),
       api.get('/admin/api/health', null, opts),
       api.get('/admin/api/stats', null, opts),
       api.get('/admin/api/queue', null, opts),
       api.get('/admin/api/job-triggers', { status: 'error', limit: 10 }, opts),
+      api.get('/admin/api/activity', { kind: 'run', limit: 10 }, opts),
     ]);
     busy = false;
     refreshBtn.disabled = false;
@@ -281,6 +300,8 @@ export function mount(root) {
     } else {
       clear(secHealth).append(errorBox(health.reason));
     }
+    if (last.status === 'fulfilled') renderLast(asList(last.value));
+    else clear(secLast).append(errorBox(last.reason));
     const failedJobs = failed.status === 'fulfilled' ? asList(failed.value) : [];
     if (failed.status === 'fulfilled') renderFailed(failedJobs);
     else clear(secFailed).append(errorBox(failed.reason));
