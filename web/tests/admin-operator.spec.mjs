@@ -209,6 +209,24 @@ describe('admin console for an operator', () => {
     if (empty) assert.match(await reason.innerText(), /LLM/);
   });
 
+  test('operator: the band detail map shows the band\'s located steps', async () => {
+    await go('#/bands');
+    const ids = await page.locator('.view-bands .band-open').evaluateAll((b) => b.map((x) => Number(x.dataset.maId)));
+    let chosen = null;
+    for (const id of ids.slice(0, 20)) {
+      const d = await apiGet(`/admin/api/bands/${id}`);
+      const located = d.locations.filter((l) => l.lat !== null && l.lon !== null).length;
+      if (located > 0) { chosen = { id, located }; if (located > 1) break; }
+    }
+    if (!chosen) return; // no located band in the first page of this database
+    await page.locator(`.view-bands .band-open[data-ma-id="${chosen.id}"]`).click();
+    await page.locator('#band-map').waitFor({ timeout: 15000 });
+    await page.waitForFunction((n) => document.querySelectorAll('#band-map path.step-point').length === n, chosen.located, { timeout: 15000 });
+    assert.equal(await page.locator('#band-map .step-tip').count(), chosen.located, 'one numbered label per step');
+    await page.waitForFunction(() => document.querySelectorAll('#band-map path.bm-land').length > 0, null, { timeout: 15000 });
+    assert.deepEqual(problems.csp, []);
+  });
+
   test('operator: no sideways scroll at 390 px in Groupes and a band detail', async () => {
     await page.setViewportSize({ width: 390, height: 800 });
     try {

@@ -5,6 +5,7 @@ import { h, clear, fmtNum, fmtDate, fmtText, fmtCost, table, badge, kvList, fiel
 import { navigate, replaceQuery, formParams } from '../router.js';
 import { flash, errorBox, actionButton, pager, loadInto, errorText } from '../ui.js';
 import { fieldLabel, geoStatusLabel } from '../words.js';
+import { bandMap } from '../band-map.js';
 
 const DETAIL_FIELDS = ['country', 'country_code', 'location_text', 'genre', 'themes', 'status', 'formed_year', 'lat', 'lon', 'enriched', 'enrich_pending', 'updated_at', 'crawled_at', 'first_seen_at'];
 
@@ -60,6 +61,7 @@ export function mount(root, params) {
     navigate('bands', formParams(form));
   });
 
+  let currentMap = null; // the open band's step map (destroyed when replaced or unmounted)
   const listEl = h('div', { class: 'list' });
   const detailEl = h('section', { class: 'detail', 'aria-label': 'Détail du groupe', id: 'band-detail', hidden: true, tabindex: '-1' });
   root.append(h('div', { class: 'view-head' }, h('h1', null, 'Groupes')), form, h('div', { class: 'split' }, listEl, detailEl));
@@ -135,6 +137,13 @@ export function mount(root, params) {
     loadList();
   }
 
+  /** The steps on a small map (replaces the previous band's). */
+  function stepMap(locations) {
+    if (currentMap) currentMap.destroy();
+    currentMap = bandMap(locations);
+    return h('div', { class: 'step-map' }, h('h3', null, 'Carte des étapes'), currentMap.el);
+  }
+
   function renderDetail(data) {
     const band = data?.band || {};
     const locations = Array.isArray(data?.locations) ? data.locations : [];
@@ -150,6 +159,7 @@ export function mount(root, params) {
         h('h2', { id: 'band-detail-title' }, fmtText(band.name)),
         h('button', { type: 'button', class: 'close', 'aria-label': 'Fermer le détail', onclick: closeDetail }, '×')),
       h('p', { class: 'muted' }, `ma_id ${fmtText(maId)} `, url ? h('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, 'page amont ↗') : null),
+      stepMap(locations),
       kvList(bandFacts(band)),
       h('h3', null, 'Champs verrouillés'),
       locked.length ? h('p', { class: 'chips' }, locked.map((f) => badge(fieldLabel(f), 'info'))) : h('p', { class: 'muted' }, 'Aucun.'),
@@ -213,7 +223,10 @@ export function mount(root, params) {
 
   loadList();
   if (state.open) openDetail(state.open, false);
-  return () => ctrl.abort();
+  return () => {
+    ctrl.abort();
+    if (currentMap) currentMap.destroy();
+  };
 }
 
 export function statusKind(s) {
