@@ -227,6 +227,35 @@ describe('admin console for an operator', () => {
     assert.deepEqual(problems.csp, []);
   });
 
+  test('operator: a manual coordinate picked on the map sets the row done', async () => {
+    await go('#/locations?status=error');
+    const row = page.locator('.view-locations tbody tr[data-location-id]').first();
+    if (!(await row.count())) return; // no row in error on this database
+    const id = Number(await row.getAttribute('data-location-id'));
+    await row.locator('details.manual-coords > summary').click();
+    const map = page.locator(`#pick-${id}`);
+    await map.waitFor();
+    await page.waitForFunction((i) => document.querySelector(`#pick-${i} .leaflet-map-pane`), id);
+    const box = await map.boundingBox();
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    const lat = Number(await page.inputValue(`#lat-${id}`));
+    const lon = Number(await page.inputValue(`#lon-${id}`));
+    assert.ok(lat > 34 && lat < 71 && lon > -12 && lon < 42, `a point in Europe was picked (${lat}, ${lon})`);
+    assert.equal(await map.locator('path.picked-point').count(), 1, 'the picked point is shown');
+    const before = await apiGet('/admin/api/locations?status=error&limit=500');
+    const maId = before.items.find((l) => l.id === id)?.ma_id;
+    await row.locator('form.coord-form button[type=submit]').click();
+    const rowNow = async () => (await apiGet(`/admin/api/locations?band=${maId}&limit=500`)).items.find((l) => l.id === id);
+    const deadline = Date.now() + 15000;
+    let now = await rowNow();
+    while (now?.status !== 'done' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 300));
+      now = await rowNow();
+    }
+    assert.equal(now?.status, 'done', 'the row is done');
+    assert.ok(Math.abs(now.lat - lat) < 1e-4 && Math.abs(now.lon - lon) < 1e-4, 'with the picked point');
+  });
+
   test('operator: no sideways scroll at 390 px in Groupes and a band detail', async () => {
     await page.setViewportSize({ width: 390, height: 800 });
     try {

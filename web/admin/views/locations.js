@@ -7,6 +7,7 @@ import { navigate, formParams } from '../router.js';
 import { flash, actionButton, resultText, pager, loadInto, errorText } from '../ui.js';
 import { statusKind } from './bands.js';
 import { geoStatusLabel, checkSentence } from '../words.js';
+import { pickMap } from '../pick-map.js';
 
 /** Why pending rows cannot move: the geocoder's provider is off → the reason, else ''. */
 export function providerOffReason(healthRows) {
@@ -183,7 +184,16 @@ export function mount(root, params) {
         save.disabled = false;
       }
     });
-    return h('div', { class: 'row-actions' }, requeue, h('details', null, h('summary', null, 'Coordonnées manuelles'), coordForm));
+    const start = l.lat !== null && l.lat !== undefined && l.lon !== null ? [Number(l.lat), Number(l.lon)] : null;
+    const picker = pickMap(`pick-${l.id}`, start, (lat, lon) => {
+      latIn.value = String(lat);
+      lonIn.value = String(lon);
+      msg.textContent = '';
+    });
+    const disclosure = h('details', { class: 'manual-coords' }, h('summary', null, 'Coordonnées manuelles'),
+      h('p', { class: 'muted hint' }, 'Cliquez sur la carte ou tapez les valeurs.'), picker.el, coordForm);
+    disclosure.addEventListener('toggle', () => { if (disclosure.open) picker.draw(); });
+    return h('div', { class: 'row-actions' }, requeue, disclosure);
   }
 
   loadCounters();
