@@ -103,10 +103,10 @@ const state = {
   crawlerAlive: true,
   failures: new Map(),
 };
-for (let i = 1; i <= 30; i++) state.logs.push({ id: i, run_id: 41, at: new Date(Date.now() - (30 - i) * 1000).toISOString(), level: i % 10 === 0 ? 'WARN' : 'INFO', message: `band ${1000 + i} processed <i>ok</i>` });
+for (let i = 1; i <= 30; i++) state.logs.push({ id: i, run_id: 41, at: new Date(Date.now() - (30 - i) * 1000).toISOString(), level: i % 10 === 0 ? 'warn' : 'info', message: `band ${1000 + i} processed <i>ok</i>` });
 setInterval(() => {
   const id = state.logs.length + 1;
-  state.logs.push({ id, run_id: 41, at: new Date().toISOString(), level: 'INFO', message: `tick ${id}` });
+  state.logs.push({ id, run_id: 41, at: new Date().toISOString(), level: id % 5 === 0 ? 'warn' : 'info', message: `tick ${id}` });
 }, 2000).unref();
 
 // ---------- helpers ----------
@@ -439,6 +439,10 @@ async function handleApi(req, res, url) {
     case 'GET /admin/api/logs': {
       let items = state.logs;
       if (q.get('run_id')) items = items.filter((l) => l.run_id === Number(q.get('run_id')));
+      if (q.get('level')) {
+        if (!['debug', 'info', 'warn', 'error'].includes(q.get('level').toLowerCase())) return err(res, 400, 'bad_request', 'level must be one of: debug, info, warn, error');
+        items = items.filter((l) => l.level === q.get('level').toLowerCase());
+      }
       if (q.has('min_id')) items = items.filter((l) => l.id > Number(q.get('min_id')));
       else items = [...items].reverse();
       return send(res, 200, page(items, q));

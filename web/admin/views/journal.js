@@ -4,6 +4,7 @@ import { api } from '../api.js';
 import { h, clear, fmtNum, fmtDate, fmtText, asList, table, badge, field, select, pre, DASH } from '../dom.js';
 import { navigate, formParams } from '../router.js';
 import { pager, loadInto } from '../ui.js';
+import { runLog } from '../run-log.js';
 import { jobTypeLabel, runStatusLabel, statsPairs, fmtDuration, secondsBetween, checkLabel, actionLabel } from '../words.js';
 
 function runStatusKind(s) {
@@ -48,6 +49,7 @@ export function mount(root, params) {
   const state = Object.fromEntries([...params.entries()].filter(([, v]) => v !== ''));
   const ctrl = new AbortController();
   const opts = { signal: ctrl.signal };
+  const streams = new Set(); // live run logs open in this view
 
   const form = h('form', { class: 'filters', role: 'search', 'aria-label': 'Filtres du journal' },
     field('Type', select('kind', [['', 'tout'], ['run', 'exécutions'], ['admin', 'actions admin']], state.kind, { id: 'journal-kind' })),
@@ -75,30 +77,16 @@ export function mount(root, params) {
         statsPairs(entry.stats).length ? h('div', null, h('h4', null, 'Compteurs'), runCounters(entry.stats)) : null,
         entry.stats ? h('details', { class: 'raw' }, h('summary', null, 'Compteurs bruts'), pre(entry.stats)) : null,
       );
-      const logsEl = h('div');
-      box.append(h('h4', null, 'Journal de l’exécution'), logsEl);
-      loadLogs(logsEl, entry.id, 0);
+      const log = runLog(entry, opts);
+      streams.add(log);
+      box.append(h('h4', null, 'Journal de l’exécution'), log.el);
+      box.stopLog = () => { log.stop(); streams.delete(log); };
     } else {
       box.append(
         h('p', { class: 'muted' }, `${fmtText(entry.username)} ${actionLabel(entry.action)} · ${fmtText(typeof entry.target === 'object' ? JSON.stringify(entry.target) : entry.target)}`),
         diffTable(entry.before, entry.after));
     }
     return box;
-  }
-
-  function loadLogs(el, runId, offset) {
-    return loadInto(el, async () => {
-      const data = await api.get('/admin/api/logs', { run_id: runId, limit: 500, offset: offset || undefined }, opts);
-      const items = asList(data).slice().sort((a, b) => Number(a.id) - Number(b.id));
-      const ol = h('ol', { class: 'log-lines', tabindex: '0', 'aria-label': `Journal de l’exécution ${runId}` });
-      for (const l of items) {
-        ol.append(h('li', { class: `log level-${String(l.level || '').toLowerCase()}` },
-          h('span', { class: 'log-at' }, fmtDate(l.at)), ' ', h('span', { class: 'log-level' }, fmtText(l.level)), ' ',
-          h('span', { class: 'log-msg' }, fmtText(l.message))));
-      }
-      return h('div', null, items.length ? ol : h('p', { class: 'empty' }, 'Aucune ligne.'),
-        Array.isArray(data?.items) ? pager(data, (off) => loadLogs(el, runId, off)) : null);
-    });
   }
 
   function loadList() {
@@ -128,6 +116,7 @@ export function mount(root, params) {
                 const tr = btn.closest('tr');
                 const next = tr.nextElementSibling;
                 if (next && next.classList.contains('detail-row')) {
+                  next.querySelector('.entry-detail')?.stopLog?.();
                   next.remove();
                   btn.setAttribute('aria-expanded', 'false');
                   return;
@@ -168,5 +157,8 @@ export function mount(root, params) {
 
   loadList();
   loadCheckpoints();
-  return () => ctrl.abort();
+  return () => {
+    ctrl.abort();
+    for (const s of streams) s.stop();
+  };
 }
