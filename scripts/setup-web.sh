@@ -73,5 +73,10 @@ mkdir -p "$VENDOR/cinzel"
 cp "$NM/@fontsource/cinzel/files/cinzel-latin-700-normal.woff2" "$VENDOR/cinzel/"
 cp "$NM/@fontsource/cinzel/LICENSE" "$VENDOR/cinzel/" 2>/dev/null || true
 
+# uPlot (MIT): the admin console's charts (ES module build and its stylesheet).
+need "$NM/uplot/dist/uPlot.esm.js"
+mkdir -p "$VENDOR/uplot"
+cp "$NM/uplot/dist/uPlot.esm.js" "$NM/uplot/dist/uPlot.min.css" "$NM/uplot/LICENSE" "$VENDOR/uplot/"
+
 echo "setup-web: vendor files in $VENDOR"
 find "$VENDOR" -type f | sed "s#^$WEB/##" | sort

@@ -109,7 +109,7 @@ export function table(columns, rows, { caption, empty = 'Aucune donnée.', rowAt
     const tr = h('tr', rowAttrs ? rowAttrs(row) : null);
     for (const c of columns) {
       const v = c.render(row);
-      tr.append(h('td', { class: c.className }, v instanceof Node ? v : fmtText(v)));
+      tr.append(h('td', { class: c.className, 'data-label': c.label }, v instanceof Node ? v : fmtText(v)));
     }
     tbody.append(tr);
     if (row.__after) tbody.append(row.__after);

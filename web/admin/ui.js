@@ -1,5 +1,6 @@
 // Shared UI bits: flash messages, async buttons, paging, errors.
 import { h, clear, fmtNum } from './dom.js';
+import { confirmDialog } from './confirm.js';
 
 let flashBox = null;
 export function setFlashBox(el) {
@@ -33,13 +34,13 @@ export function errorBox(e) {
 
 /**
  * Button that runs an async action: disables itself while running,
- * shows errors, optional confirm text.
+ * shows errors, optional confirm text (asked in an in-page dialog, red when danger).
  */
-export function actionButton(label, action, { confirmText, className = '', title, onDone } = {}) {
+export function actionButton(label, action, { confirmText, danger = false, className = '', title, onDone } = {}) {
   const btn = h('button', { type: 'button', class: className, title });
   btn.textContent = label;
   btn.addEventListener('click', async () => {
-    if (confirmText && !window.confirm(confirmText)) return;
+    if (confirmText && !(await confirmDialog(confirmText, { danger, okLabel: label }))) return;
     btn.disabled = true;
     btn.setAttribute('aria-busy', 'true');
     try {

@@ -24,6 +24,9 @@ const MIME = {
   '.png': 'image/png', '.svg': 'image/svg+xml', '.ico': 'image/x-icon', '.woff2': 'font/woff2',
 };
 
+const ADMIN_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+  + "font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
 // ---------- data ----------
 const CITIES = [
   ['Oslo', 'Norway', 59.91, 10.75], ['Bergen', 'Norway', 60.39, 5.32], ['Stockholm', 'Sweden', 59.33, 18.07],
@@ -116,7 +119,7 @@ function makeData() {
   }
   addShowcase(bands, locations, locId);
   const llm = bands.slice(0, 8).map((b, i) => ({
-    id: i + 1, created_at: new Date(Date.now() - i * 60e3).toISOString(), ma_id: b.ma_id, band_name: b.name,
+    id: i + 1, created_at: new Date(Date.now() - i * 43200e3).toISOString(), ma_id: b.ma_id, band_name: b.name,
     location_raw: b.location_text, country: b.country, model: i % 2 ? 'llama-3.1-8b-instant' : 'llama-3.3-70b-versatile',
     extraction: { city: i % 3 ? CITIES[i][0] : null, region: null, country: b.country, confidence: 0.8 },
     prompt_tokens: 120 + i, completion_tokens: 30 + i, cost_usd: i === 3 ? null : 0.00012 * (i + 1),
@@ -128,21 +131,24 @@ function makeData() {
 const state = {
   ...makeData(),
   runs: [
-    { id: 41, type: 'full_crawl', status: 'running', cancel_requested: false, started_at: new Date(Date.now() - 600e3).toISOString(), finished_at: null, stats: { processed: 120, total: 400, failed: 2 }, error: null },
+    { id: 41, type: 'full_crawl', status: 'running', cancel_requested: false, started_at: new Date(Date.now() - 600e3).toISOString(), finished_at: null, stats: { countries_total: 40, countries_done: 12, country_index: 13, country_code: 'FI', pages: 310, bands_seen: 12000, failed: 2, months: null }, error: null },
     { id: 40, type: 'incremental', status: 'error', cancel_requested: false, started_at: new Date(Date.now() - 86400e3).toISOString(), finished_at: new Date(Date.now() - 86000e3).toISOString(), stats: { processed: 10 }, error: 'scraped: <script>alert("x")</script> Just a moment...' },
-    { id: 39, type: 'geocoder_enqueue', status: 'success', cancel_requested: false, started_at: new Date(Date.now() - 90000e3).toISOString(), finished_at: new Date(Date.now() - 89000e3).toISOString(), stats: { inserted: 12, failed: 0 }, error: null },
+    { id: 39, type: 'geocoder_enqueue', status: 'success', cancel_requested: false, started_at: new Date(Date.now() - 90000e3).toISOString(), finished_at: new Date(Date.now() - 89000e3).toISOString(), stats: { inserted: 12, failed: 0, country_code: null, months: null }, error: null },
   ],
-  jobs: [{ id: 7, job_type: 'enrich', status: 'pending', created_at: new Date().toISOString() }],
+  jobs: [
+    { id: 6, job_type: 'full_crawl_typo', status: 'error', created_at: new Date(Date.now() - 7200e3).toISOString(), created_by: 'alice', claimed_at: null, finished_at: new Date(Date.now() - 7100e3).toISOString(), run_id: null, error: 'unknown job_type full_crawl_typo' },
+    { id: 7, job_type: 'enrich', status: 'pending', created_at: new Date().toISOString(), created_by: 'alice', claimed_at: null, finished_at: null, run_id: null, error: null },
+  ],
   audit: [{ id: 3, at: new Date(Date.now() - 3000e3).toISOString(), username: 'admin', action: 'band.patch', target: '1000', before: { genre: 'Black Metal' }, after: { genre: 'Raw Black Metal' } }],
   logs: [],
   nextJobId: 8,
   crawlerAlive: true,
   failures: new Map(),
 };
-for (let i = 1; i <= 30; i++) state.logs.push({ id: i, run_id: 41, at: new Date(Date.now() - (30 - i) * 1000).toISOString(), level: i % 10 === 0 ? 'WARN' : 'INFO', message: `band ${1000 + i} processed <i>ok</i>` });
+for (let i = 1; i <= 30; i++) state.logs.push({ id: i, run_id: 41, at: new Date(Date.now() - (30 - i) * 1000).toISOString(), level: i % 10 === 0 ? 'warn' : 'info', message: `band ${1000 + i} processed <i>ok</i>` });
 setInterval(() => {
   const id = state.logs.length + 1;
-  state.logs.push({ id, run_id: 41, at: new Date().toISOString(), level: 'INFO', message: `tick ${id}` });
+  state.logs.push({ id, run_id: 41, at: new Date().toISOString(), level: id % 5 === 0 ? 'warn' : 'info', message: `tick ${id}` });
 }, 2000).unref();
 
 // ---------- helpers ----------
@@ -180,7 +186,11 @@ function serveStatic(req, res, pathname) {
   if (!file.startsWith(WEB + path.sep)) return err(res, 404, 'not_found', 'not found');
   fs.readFile(file, (e, buf) => {
     if (e) return err(res, 404, 'not_found', 'not found');
-    res.writeHead(200, { 'Content-Type': MIME[path.extname(file)] || 'application/octet-stream', 'Cache-Control': 'no-cache' });
+    const headers = { 'Content-Type': MIME[path.extname(file)] || 'application/octet-stream', 'Cache-Control': 'no-cache' };
+    // The admin page gets the real server's policy (crates/api/src/security_headers.rs), so the
+    // tests' CSP watch means something against the mock too.
+    if (rel === 'admin/index.html') headers['Content-Security-Policy'] = ADMIN_CSP;
+    res.writeHead(200, headers);
     res.end(buf);
   });
 }
@@ -263,18 +273,43 @@ function countryDensities(q) {
   }).sort((a, b) => a.country_code.localeCompare(b.country_code));
 }
 
+// Heartbeat rows as the services write them: each check is {"ok": true, "detail": …}
+// or {"ok": false, "error": "why"} (crates/health).
 function health() {
   const now = Date.now();
   const rows = [
-    { service: 'geocoder', state: 'degraded', checks: { database: true, provider_key: { ok: false, message: 'GEOCODING_API_KEY missing' } }, last_write_at: new Date(now - 3 * 3600e3).toISOString(), stale: true },
-    { service: 'enqueue', state: 'ok', checks: { database: true }, last_write_at: new Date(now - 600e3).toISOString(), stale: false },
+    { service: 'geocoder', state: 'degraded', instance: 'geo-1', checks: {
+      database: { ok: true, detail: 'ok' }, provider_key: { ok: false, error: 'GEOCODING_API_KEY missing' }, provider_reachable: { ok: true, detail: 'disabled: GEOCODING_API_KEY missing' },
+      progress: { ok: true, detail: { pending: 6, last_finished: new Date(now - 1200e3).toISOString(), started_within_window: false } },
+      gazetteer: { ok: true, detail: '48211 places' },
+    }, last_write_at: new Date(now - 3 * 3600e3).toISOString(), stale: true },
+    { service: 'enqueue', state: 'ok', instance: 'enq-1', checks: { database: { ok: true, detail: 'ok' }, last_scan: { ok: true, detail: { last_success_age_s: 3555 } } }, last_write_at: new Date(now - 600e3).toISOString(), stale: false },
+    { service: 'llm', state: 'degraded', instance: 'llm-1', checks: {
+      database: { ok: true, detail: 'ok' }, api_key: { ok: false, error: 'LLM_API_KEY is not set: the LLM worker idles' },
+      api: { ok: false, error: 'not checked: LLM_API_KEY is not set: the LLM worker idles' }, progress: { ok: true, detail: { due: 0, calls_last_6h: false } },
+    }, last_write_at: new Date(now - 120e3).toISOString(), stale: false },
   ];
-  if (state.crawlerAlive) rows.unshift({ service: 'crawler', state: 'ok', checks: { database: true, solver: true, last_run_recent: true }, last_write_at: new Date(now - 900e3).toISOString(), stale: false });
+  if (state.crawlerAlive) rows.unshift({ service: 'crawler', state: 'ok', instance: 'crawler-1', checks: { database: { ok: true, detail: 'ok' }, challenge_solver: { ok: true, detail: 'reachable (recorded)' }, last_run: { ok: true, detail: { run_id: 39, status: 'success', age_hours: 0.988191913611113 } } }, last_write_at: new Date(now - 900e3).toISOString(), stale: false });
   return rows;
 }
 
+// Per-model totals of the LLM calls, as GET /admin/api/geocoding sums them.
+function llmModels() {
+  const by = new Map();
+  for (const c of state.llm) {
+    const m = by.get(c.model) || { model: c.model, calls: 0, city_null: 0, cost_usd: null, prompt_tokens: 0, completion_tokens: 0 };
+    m.calls += 1;
+    if (c.extraction?.city === null) m.city_null += 1;
+    if (c.cost_usd !== null) m.cost_usd = (m.cost_usd || 0) + c.cost_usd;
+    m.prompt_tokens += c.prompt_tokens;
+    m.completion_tokens += c.completion_tokens;
+    by.set(c.model, m);
+  }
+  return [...by.values()];
+}
+
 function byStatus() {
-  const o = {};
+  const o = { pending: 0, processing: 0, done: 0, country_only: 0, llm_needed: 0, manual: 0, error: 0 };
   for (const l of state.locations) o[l.status] = (o[l.status] || 0) + 1;
   return o;
 }
@@ -360,9 +395,14 @@ async function handleApi(req, res, url) {
     case 'GET /admin/api/queue': return send(res, 200, { total: 17, by_priority: { enrich_pending: 5, updated_since_crawl: 2, never_enriched: 10 }, next: state.bands.slice(0, 5).map((b) => ({ ma_id: b.ma_id, name: b.name })) });
     case 'POST /admin/api/job-triggers': {
       if (!Object.keys(MOCK_JOB_SERVICES).includes(body.job_type)) return err(res, 400, 'bad_request', 'bad job_type');
-      const j = { id: state.nextJobId++, job_type: body.job_type, status: 'pending', created_at: new Date().toISOString() };
+      const j = { id: state.nextJobId++, job_type: body.job_type, status: 'pending', created_at: new Date().toISOString(), created_by: MOCK_USER, claimed_at: null, finished_at: null, run_id: null, error: null };
       state.jobs.push(j);
       return send(res, 201, { id: j.id });
+    }
+    case 'GET /admin/api/job-triggers': {
+      const st = q.get('status');
+      const items = state.jobs.filter((j) => !st || j.status === st).slice().sort((a, b) => b.id - a.id);
+      return send(res, 200, page(items, q));
     }
     case 'POST /admin/api/job-triggers/:id/cancel': {
       const j = state.jobs.find((x) => x.id === id);
@@ -459,7 +499,7 @@ async function handleApi(req, res, url) {
     case 'POST /admin/api/geocode-cache/purge-legacy-provider': return send(res, 200, { deleted: 0 });
     case 'GET /admin/api/geocoding': return send(res, 200, {
       by_status: byStatus(), providers: [{ provider: 'geoapify', count: 40, avg_confidence: 0.91 }, { provider: 'llm+geoapify', count: 2, avg_confidence: null }],
-      llm_models: [{ model: 'llama-3.3-70b-versatile', calls: 4, city_null: 2, cost_usd: 0.0012, prompt_tokens: 500, completion_tokens: 120 }, { model: 'llama-3.1-8b-instant', calls: 4, city_null: 1, cost_usd: null, prompt_tokens: 480, completion_tokens: 110 }],
+      llm_models: llmModels(),
       cache: { entries: 123 },
     });
     case 'GET /admin/api/llm': {
@@ -478,6 +518,10 @@ async function handleApi(req, res, url) {
     case 'GET /admin/api/logs': {
       let items = state.logs;
       if (q.get('run_id')) items = items.filter((l) => l.run_id === Number(q.get('run_id')));
+      if (q.get('level')) {
+        if (!['debug', 'info', 'warn', 'error'].includes(q.get('level').toLowerCase())) return err(res, 400, 'bad_request', 'level must be one of: debug, info, warn, error');
+        items = items.filter((l) => l.level === q.get('level').toLowerCase());
+      }
       if (q.has('min_id')) items = items.filter((l) => l.id > Number(q.get('min_id')));
       else items = [...items].reverse();
       return send(res, 200, page(items, q));

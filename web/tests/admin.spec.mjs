@@ -105,7 +105,11 @@ describe('admin console', () => {
     assert.equal(await page.inputValue('#locations-status'), 'error', 'status filter shows error');
     const list = page.locator('#h-loc-list ~ div').last();
     await list.locator('table, .empty').first().waitFor({ timeout: 15000 });
-    const statuses = await page.locator('.view-locations tbody tr[data-location-id] .badge').allInnerTexts();
+    // Each row's status tag carries the raw key (its text is the French word).
+    const tags = page.locator('.view-locations tbody tr[data-location-id] .status-tag');
+    const statuses = await tags.evaluateAll((els) => els.map((e) => e.dataset.status));
+    const rows = await page.locator('.view-locations tbody tr[data-location-id]').count();
+    assert.equal(statuses.length, rows, 'every row shows its status');
     for (const s of statuses) assert.equal(s, 'error');
     await page.locator('.stat-chips, .view-locations .empty').first().waitFor();
     await noErrorBox('locations');

@@ -11,3 +11,4 @@ import './map-card.spec.mjs';
 import './map-density.spec.mjs';
 import './page-complete.spec.mjs';
 import './admin.spec.mjs';
+import './admin-operator.spec.mjs';

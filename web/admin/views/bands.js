@@ -4,6 +4,20 @@ import { api } from '../api.js';
 import { h, clear, fmtNum, fmtDate, fmtText, fmtCost, table, badge, kvList, field, select, pre, safeUrl, DASH } from '../dom.js';
 import { navigate, replaceQuery, formParams } from '../router.js';
 import { flash, errorBox, actionButton, pager, loadInto, errorText } from '../ui.js';
+import { fieldLabel, geoStatusLabel } from '../words.js';
+import { bandMap } from '../band-map.js';
+
+const DETAIL_FIELDS = ['country', 'country_code', 'location_text', 'genre', 'themes', 'status', 'formed_year', 'lat', 'lon', 'enriched', 'enrich_pending', 'updated_at', 'crawled_at', 'first_seen_at'];
+
+/** The band's fields as French label → shown value (dates and yes/no in words). */
+function bandFacts(band) {
+  const out = {};
+  for (const k of DETAIL_FIELDS) {
+    const v = band[k];
+    out[fieldLabel(k)] = typeof v === 'boolean' ? (v ? 'oui' : 'non') : /_at$/.test(k) && v ? fmtDate(v) : v;
+  }
+  return out;
+}
 
 export const EDITABLE = ['name', 'genre', 'themes', 'status', 'country', 'location_text', 'formed_year'];
 const FILTER_KEYS = ['q', 'location_q', 'themes_q', 'genre', 'country', 'status', 'has_lat', 'has_location', 'has_conflict', 'sort', 'limit'];
@@ -47,6 +61,7 @@ export function mount(root, params) {
     navigate('bands', formParams(form));
   });
 
+  let currentMap = null; // the open band's step map (destroyed when replaced or unmounted)
   const listEl = h('div', { class: 'list' });
   const detailEl = h('section', { class: 'detail', 'aria-label': 'Détail du groupe', id: 'band-detail', hidden: true, tabindex: '-1' });
   root.append(h('div', { class: 'view-head' }, h('h1', null, 'Groupes')), form, h('div', { class: 'split' }, listEl, detailEl));
@@ -122,6 +137,13 @@ export function mount(root, params) {
     loadList();
   }
 
+  /** The steps on a small map (replaces the previous band's). */
+  function stepMap(locations) {
+    if (currentMap) currentMap.destroy();
+    currentMap = bandMap(locations);
+    return h('div', { class: 'step-map' }, h('h3', null, 'Carte des étapes'), currentMap.el);
+  }
+
   function renderDetail(data) {
     const band = data?.band || {};
     const locations = Array.isArray(data?.locations) ? data.locations : [];
@@ -137,9 +159,10 @@ export function mount(root, params) {
         h('h2', { id: 'band-detail-title' }, fmtText(band.name)),
         h('button', { type: 'button', class: 'close', 'aria-label': 'Fermer le détail', onclick: closeDetail }, '×')),
       h('p', { class: 'muted' }, `ma_id ${fmtText(maId)} `, url ? h('a', { href: url, target: '_blank', rel: 'noopener noreferrer' }, 'page amont ↗') : null),
-      kvList(band, ['country', 'country_code', 'location_text', 'genre', 'themes', 'status', 'formed_year', 'lat', 'lon', 'enriched', 'enrich_pending', 'updated_at', 'crawled_at', 'first_seen_at']),
+      stepMap(locations),
+      kvList(bandFacts(band)),
       h('h3', null, 'Champs verrouillés'),
-      locked.length ? h('p', { class: 'chips' }, locked.map((f) => badge(f, 'info'))) : h('p', { class: 'muted' }, 'Aucun.'),
+      locked.length ? h('p', { class: 'chips' }, locked.map((f) => badge(fieldLabel(f), 'info'))) : h('p', { class: 'muted' }, 'Aucun.'),
     );
 
     // Conflicts
@@ -149,7 +172,7 @@ export function mount(root, params) {
     else {
       wrap.append(table(
         [
-          { label: 'Champ', render: (f) => f.field },
+          { label: 'Champ', render: (f) => fieldLabel(f.field) },
           { label: 'Valeur admin', render: (f) => fmtText(band[f.field]) },
           { label: 'Valeur amont', render: (f) => fmtText(f.upstream) },
           {
@@ -177,7 +200,7 @@ export function mount(root, params) {
         { label: 'Id', render: (l) => h('a', { href: `#/locations?band=${encodeURIComponent(maId)}` }, fmtText(l.id)) },
         { label: 'Étape', render: (l) => `${fmtText(l.step_order)} ${l.step_label ? '· ' + l.step_label : ''}` },
         { label: 'Lieu', render: (l) => fmtText(l.location_raw) },
-        { label: 'Statut', render: (l) => badge(fmtText(l.status ?? l.geocode_status), statusKind(l.status ?? l.geocode_status)) },
+        { label: 'Statut', render: (l) => badge(geoStatusLabel(l.status ?? l.geocode_status), statusKind(l.status ?? l.geocode_status)) },
         { label: 'Fournisseur', render: (l) => fmtText(l.provider) },
         { label: 'Confiance', render: (l) => fmtNum(l.confidence, 2), className: 'num' },
         { label: 'Coord.', render: (l) => (l.lat === null || l.lat === undefined ? DASH : `${fmtNum(l.lat, 4)}, ${fmtNum(l.lon, 4)}`) },
@@ -194,13 +217,16 @@ export function mount(root, params) {
     if (!calls.length) wrap.append(h('p', { class: 'muted' }, 'Aucun.'));
     for (const c of calls) wrap.append(llmCallDetails(c));
 
-    if (band.band_page) wrap.append(h('details', null, h('summary', null, 'band_page (JSON)'), pre(band.band_page)));
+    if (band.band_page) wrap.append(h('details', null, h('summary', null, 'Page du groupe lue au site source (brut)'), pre(band.band_page)));
     return wrap;
   }
 
   loadList();
   if (state.open) openDetail(state.open, false);
-  return () => ctrl.abort();
+  return () => {
+    ctrl.abort();
+    if (currentMap) currentMap.destroy();
+  };
 }
 
 export function statusKind(s) {
@@ -213,7 +239,7 @@ export function statusKind(s) {
 export function llmCallDetails(c) {
   return h('details', { class: 'llm-call' },
     h('summary', null, `${fmtDate(c.created_at)} · ${fmtText(c.model)} · ${fmtText(c.location_raw)} → `,
-      fmtText(c.extraction && typeof c.extraction === 'object' ? c.extraction.city ?? 'city: null' : c.extraction),
+      fmtText(c.extraction && typeof c.extraction === 'object' ? c.extraction.city ?? 'aucune ville' : c.extraction),
       ` · ${fmtCost(c.cost_usd)}`),
     kvList(c, ['model', 'location_raw', 'country', 'prompt_tokens', 'completion_tokens', 'cost_usd']),
     h('h4', null, 'Extraction'), pre(c.extraction),
@@ -235,7 +261,7 @@ function editForm(band, locked, onSaved) {
         : h('input', attrs);
     if (input.tagName === 'TEXTAREA') input.value = attrs.value;
     inputs[f] = input;
-    form.append(field(`${f}${locked.includes(f) ? ' (verrouillé)' : ''}`, input));
+    form.append(field(`${fieldLabel(f)}${locked.includes(f) ? ' (verrouillé)' : ''}`, input));
   }
   const msg = h('p', { class: 'muted', role: 'status' });
   const save = h('button', { type: 'submit', class: 'primary' }, 'Enregistrer les modifications');
@@ -252,7 +278,7 @@ function editForm(band, locked, onSaved) {
         else {
           const n = Number(now);
           if (!Number.isInteger(n)) {
-            msg.textContent = 'formed_year doit être un entier.';
+            msg.textContent = 'L’année de formation doit être un entier.';
             inputs[f].focus();
             return;
           }
@@ -267,7 +293,7 @@ function editForm(band, locked, onSaved) {
     save.disabled = true;
     try {
       await api.patch(`/admin/api/bands/${encodeURIComponent(band.ma_id)}`, body);
-      flash(`Groupe ${band.ma_id} modifié (${Object.keys(body).join(', ')}).`, 'ok');
+      flash(`Groupe ${band.ma_id} modifié (${Object.keys(body).map(fieldLabel).join(', ')}).`, 'ok');
       await onSaved();
     } catch (err) {
       msg.textContent = `Échec : ${errorText(err)}`;

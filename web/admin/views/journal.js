@@ -4,6 +4,8 @@ import { api } from '../api.js';
 import { h, clear, fmtNum, fmtDate, fmtText, asList, table, badge, field, select, pre, DASH } from '../dom.js';
 import { navigate, formParams } from '../router.js';
 import { pager, loadInto } from '../ui.js';
+import { runLog } from '../run-log.js';
+import { jobTypeLabel, runStatusLabel, statsPairs, fmtDuration, secondsBetween, checkLabel, actionLabel } from '../words.js';
 
 function runStatusKind(s) {
   if (s === 'success') return 'ok';
@@ -33,10 +35,21 @@ export function diffTable(before, after) {
   );
 }
 
+/** A run's counters as a French label/value list (null counters left out). */
+function runCounters(stats) {
+  const dl = h('dl', { class: 'kv' });
+  for (const [k, v] of statsPairs(stats)) dl.append(h('dt', null, k), h('dd', null, v));
+  return dl;
+}
+
+// Checkpoint keys the crawler writes, in words.
+const CHECKPOINTS = { last_full_crawl_at: 'Dernier crawl complet', last_created_check: 'Dernière lecture des groupes créés' };
+
 export function mount(root, params) {
   const state = Object.fromEntries([...params.entries()].filter(([, v]) => v !== ''));
   const ctrl = new AbortController();
   const opts = { signal: ctrl.signal };
+  const streams = new Set(); // live run logs open in this view
 
   const form = h('form', { class: 'filters', role: 'search', 'aria-label': 'Filtres du journal' },
     field('Type', select('kind', [['', 'tout'], ['run', 'exécutions'], ['admin', 'actions admin']], state.kind, { id: 'journal-kind' })),
@@ -61,32 +74,19 @@ export function mount(root, params) {
     if (entry.kind === 'run') {
       box.append(
         entry.error ? h('div', null, h('h4', null, 'Erreur'), pre(entry.error)) : null,
-        entry.stats ? h('div', null, h('h4', null, 'Statistiques'), pre(entry.stats)) : null,
+        statsPairs(entry.stats).length ? h('div', null, h('h4', null, 'Compteurs'), runCounters(entry.stats)) : null,
+        entry.stats ? h('details', { class: 'raw' }, h('summary', null, 'Compteurs bruts'), pre(entry.stats)) : null,
       );
-      const logsEl = h('div');
-      box.append(h('h4', null, 'Journal de l’exécution'), logsEl);
-      loadLogs(logsEl, entry.id, 0);
+      const log = runLog(entry, opts);
+      streams.add(log);
+      box.append(h('h4', null, 'Journal de l’exécution'), log.el);
+      box.stopLog = () => { log.stop(); streams.delete(log); };
     } else {
       box.append(
-        h('p', { class: 'muted' }, `${fmtText(entry.username)} · ${fmtText(entry.action)} · ${fmtText(typeof entry.target === 'object' ? JSON.stringify(entry.target) : entry.target)}`),
+        h('p', { class: 'muted' }, `${fmtText(entry.username)} ${actionLabel(entry.action)} · ${fmtText(typeof entry.target === 'object' ? JSON.stringify(entry.target) : entry.target)}`),
         diffTable(entry.before, entry.after));
     }
     return box;
-  }
-
-  function loadLogs(el, runId, offset) {
-    return loadInto(el, async () => {
-      const data = await api.get('/admin/api/logs', { run_id: runId, limit: 500, offset: offset || undefined }, opts);
-      const items = asList(data).slice().sort((a, b) => Number(a.id) - Number(b.id));
-      const ol = h('ol', { class: 'log-lines', tabindex: '0', 'aria-label': `Journal de l’exécution ${runId}` });
-      for (const l of items) {
-        ol.append(h('li', { class: `log level-${String(l.level || '').toLowerCase()}` },
-          h('span', { class: 'log-at' }, fmtDate(l.at)), ' ', h('span', { class: 'log-level' }, fmtText(l.level)), ' ',
-          h('span', { class: 'log-msg' }, fmtText(l.message))));
-      }
-      return h('div', null, items.length ? ol : h('p', { class: 'empty' }, 'Aucune ligne.'),
-        Array.isArray(data?.items) ? pager(data, (off) => loadLogs(el, runId, off)) : null);
-    });
   }
 
   function loadList() {
@@ -100,9 +100,11 @@ export function mount(root, params) {
           {
             label: 'Quoi',
             render: (e) => (e.kind === 'run'
-              ? h('span', null, `#${fmtText(e.id)} ${fmtText(e.type)} `, badge(fmtText(e.status), runStatusKind(e.status)),
-                e.finished_at ? h('span', { class: 'muted' }, ` fin ${fmtDate(e.finished_at)}`) : null)
-              : h('span', null, `${fmtText(e.username)} · ${fmtText(e.action)} · `,
+              ? h('span', null, `n° ${fmtText(e.id)} ${jobTypeLabel(e.type)} `, badge(runStatusLabel(e.status), runStatusKind(e.status)),
+                h('span', { class: 'muted' }, e.finished_at
+                  ? ` en ${fmtDuration(secondsBetween(e.started_at, e.finished_at))}, fin ${fmtDate(e.finished_at)}`
+                  : ` depuis ${fmtDuration(secondsBetween(e.started_at))}`))
+              : h('span', { title: fmtText(e.action) }, `${fmtText(e.username)} ${actionLabel(e.action)} `,
                 fmtText(typeof e.target === 'object' && e.target !== null ? JSON.stringify(e.target) : e.target))),
           },
           { label: 'Erreur', render: (e) => (e.kind === 'run' && e.error ? h('span', { class: 'error-text clamp' }, String(e.error)) : DASH) },
@@ -114,6 +116,7 @@ export function mount(root, params) {
                 const tr = btn.closest('tr');
                 const next = tr.nextElementSibling;
                 if (next && next.classList.contains('detail-row')) {
+                  next.querySelector('.entry-detail')?.stopLog?.();
                   next.remove();
                   btn.setAttribute('aria-expanded', 'false');
                   return;
@@ -142,8 +145,8 @@ export function mount(root, params) {
       }
       return table(
         [
-          { label: 'Clé', render: (r) => fmtText(r.key ?? r.name) },
-          { label: 'Valeur', render: (r) => fmtText(r.value) },
+          { label: 'Point', render: (r) => CHECKPOINTS[r.key] ?? checkLabel(r.key ?? r.name) },
+          { label: 'Valeur', render: (r) => (/^\d{4}-\d\d-\d\dT/.test(String(r.value)) ? fmtDate(r.value) : fmtText(r.value)) },
           { label: 'Mis à jour', render: (r) => fmtDate(r.updated_at) },
         ],
         rows,
@@ -154,5 +157,8 @@ export function mount(root, params) {
 
   loadList();
   loadCheckpoints();
-  return () => ctrl.abort();
+  return () => {
+    ctrl.abort();
+    for (const s of streams) s.stop();
+  };
 }

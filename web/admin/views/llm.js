@@ -4,6 +4,21 @@ import { h, fmtNum, fmtDate, fmtText, fmtCost, table, field, select, kvList } fr
 import { navigate, formParams } from '../router.js';
 import { pager, loadInto } from '../ui.js';
 import { llmCallDetails } from './bands.js';
+import { checkSentence } from '../words.js';
+import { perDay, lineChart } from '../chart.js';
+
+export const CHART_CALLS = 500; // the API's largest page: the chart covers the latest 500 calls
+
+/** Why the LLM tables may be empty, from the llm service's heartbeat. */
+export function llmEmptyReason(healthRows) {
+  const row = (Array.isArray(healthRows) ? healthRows : []).find((r) => r && r.service === 'llm');
+  if (!row) return 'Aucun appel LLM : le service llm n’a jamais donné signe de vie (il ne tourne pas ou n’a pas de clé).';
+  const key = row.checks?.api_key;
+  if (key && checkSentence('api_key', key).ok === false) {
+    return `Aucun appel LLM : ${checkSentence('api_key', key).text}. Définissez LLM_API_KEY puis redémarrez le service llm.`;
+  }
+  return 'Aucun appel LLM pour l’instant : le LLM ne lit que les lieux que le gazetteer et le fournisseur n’ont pas su placer (statut « à lire par le LLM »).';
+}
 
 export function mount(root, params) {
   const state = Object.fromEntries([...params.entries()].filter(([, v]) => v !== ''));
@@ -14,7 +29,7 @@ export function mount(root, params) {
     field('Modèle', h('input', { id: 'llm-model', name: 'model', value: state.model || '', list: 'llm-model-list', maxlength: '100' })),
     h('datalist', { id: 'llm-model-list' }),
     field('ma_id', h('input', { id: 'llm-ma_id', name: 'ma_id', value: state.ma_id || '', inputmode: 'numeric', pattern: '[0-9]*' })),
-    field('Ville nulle', select('city_null', [['', 'indifférent'], ['true', 'oui'], ['false', 'non']], state.city_null, { id: 'llm-city_null' })),
+    field('Sans ville trouvée', select('city_null', [['', 'indifférent'], ['true', 'oui'], ['false', 'non']], state.city_null, { id: 'llm-city_null' })),
     field('Lieu contient', h('input', { id: 'llm-q', name: 'q', type: 'search', value: state.q || '', maxlength: '100' })),
     h('div', { class: 'field actions' },
       h('button', { type: 'submit', class: 'primary', id: 'llm-submit' }, 'Filtrer'),
@@ -24,32 +39,44 @@ export function mount(root, params) {
     navigate('llm', formParams(form));
   });
 
+  const reasonEl = h('p', { class: 'empty-reason', id: 'llm-empty-reason', role: 'status', hidden: true });
   const totalsEl = h('div');
+  const chartEl = h('div');
   const listEl = h('div');
   const modelsEl = h('div');
   root.append(
     h('div', { class: 'view-head' }, h('h1', null, 'LLM & coûts')),
+    reasonEl,
+    h('section', { 'aria-labelledby': 'h-llm-days' }, h('h2', { id: 'h-llm-days' }, 'Par jour'), chartEl),
     h('section', { 'aria-labelledby': 'h-llm-models' }, h('h2', { id: 'h-llm-models' }, 'Par modèle'), modelsEl),
     h('section', { 'aria-labelledby': 'h-llm-calls' }, h('h2', { id: 'h-llm-calls' }, 'Appels'), form, totalsEl, listEl),
   );
 
   function loadModels() {
     return loadInto(modelsEl, async () => {
-      const g = await api.get('/admin/api/geocoding', null, opts);
+      const [g, health] = await Promise.all([
+        api.get('/admin/api/geocoding', null, opts),
+        api.get('/admin/api/health', null, opts).catch(() => null),
+      ]);
       const models = Array.isArray(g?.llm_models) ? g.llm_models : [];
+      const empty = !models.some((m) => Number(m.calls) > 0);
+      if (empty && health) {
+        reasonEl.textContent = llmEmptyReason(health);
+        reasonEl.hidden = false;
+      }
       const dl = form.querySelector('#llm-model-list');
       for (const m of models) if (m.model) dl.append(h('option', { value: m.model }));
       return table(
         [
           { label: 'Modèle', render: (m) => h('a', { href: `#/llm?model=${encodeURIComponent(m.model ?? '')}` }, fmtText(m.model)) },
           { label: 'Appels', render: (m) => fmtNum(m.calls), className: 'num' },
-          { label: 'Ville nulle', render: (m) => fmtNum(m.city_null), className: 'num' },
+          { label: 'Sans ville trouvée', render: (m) => fmtNum(m.city_null), className: 'num' },
           { label: 'Jetons prompt', render: (m) => fmtNum(m.prompt_tokens), className: 'num' },
           { label: 'Jetons réponse', render: (m) => fmtNum(m.completion_tokens), className: 'num' },
           { label: 'Coût', render: (m) => fmtCost(m.cost_usd), className: 'num' },
         ],
         models,
-        { empty: 'Aucun appel LLM.' },
+        { empty: 'Aucun appel LLM (voir la raison plus haut).' },
       );
     });
   }
@@ -81,6 +108,28 @@ export function mount(root, params) {
     });
   }
 
+  function loadChart() {
+    return loadInto(chartEl, async () => {
+      const data = await api.get('/admin/api/llm', { limit: CHART_CALLS }, opts);
+      const calls = Array.isArray(data?.items) ? data.items : [];
+      if (!calls.length) return h('p', { class: 'empty' }, 'Aucun appel à tracer.');
+      const { days, series } = perDay(calls, (c) => c.created_at, { calls: () => 1, cost: (c) => c.cost_usd ?? 0 });
+      const chart = lineChart({
+        id: 'llm-chart',
+        title: `Appels et coût par jour (${calls.length} derniers appels${Number(data.total) > calls.length ? ` sur ${fmtNum(data.total)}` : ''})`,
+        x: days,
+        width: chartEl.clientWidth || root.clientWidth,
+        series: [
+          { label: 'Appels', values: series.calls, color: '#2451b7', scale: 'n', axisLabel: 'appels', integer: true, fmt: (v) => fmtNum(Math.round(v)) },
+          { label: 'Coût', values: series.cost, color: '#b3261e', scale: 'usd', axisLabel: 'USD', fmt: (v) => fmtCost(v) },
+        ],
+      });
+      chart.el.dataset.calls = String(series.calls.reduce((a, b) => a + b, 0));
+      return chart.el;
+    });
+  }
+
+  loadChart();
   loadModels();
   loadList();
   return () => ctrl.abort();

@@ -2,10 +2,23 @@
 // in the hash query (#/locations?status=error), per-row requeue and manual
 // coordinates, bulk actions, counters from /admin/api/geocoding.
 import { api } from '../api.js';
-import { h, clear, fmtNum, fmtDate, fmtText, table, badge, field, select, DASH } from '../dom.js';
+import { h, clear, fmtNum, fmtDate, fmtText, table, field, select, DASH } from '../dom.js';
 import { navigate, formParams } from '../router.js';
 import { flash, actionButton, resultText, pager, loadInto, errorText } from '../ui.js';
 import { statusKind } from './bands.js';
+import { geoStatusLabel, checkSentence } from '../words.js';
+import { pickMap } from '../pick-map.js';
+
+/** Why pending rows cannot move: the geocoder's provider is off → the reason, else ''. */
+export function providerOffReason(healthRows) {
+  const row = (Array.isArray(healthRows) ? healthRows : []).find((r) => r && r.service === 'geocoder');
+  const key = row?.checks?.provider_key;
+  if (!key) return '';
+  const { ok, text } = checkSentence('provider_key', key);
+  if (ok === false) return `le fournisseur de géocodage est coupé (${text})`;
+  if (typeof key.detail === 'string' && key.detail.startsWith('not needed')) return `aucun fournisseur de géocodage n’est configuré (${text})`;
+  return '';
+}
 
 export const STATUSES = ['pending', 'processing', 'done', 'country_only', 'llm_needed', 'manual', 'error'];
 
@@ -27,7 +40,7 @@ export function mount(root, params) {
   const opts = { signal: ctrl.signal };
 
   const form = h('form', { class: 'filters', role: 'search', 'aria-label': 'Filtres des localisations' },
-    field('Statut', select('status', [['', 'tous'], ...STATUSES.map((s) => [s, s])], state.status, { id: 'locations-status' })),
+    field('Statut', select('status', [['', 'tous'], ...STATUSES.map((s) => [s, geoStatusLabel(s)])], state.status, { id: 'locations-status' })),
     field('Lieu', h('input', { id: 'locations-place', name: 'place', type: 'search', value: state.place || '', maxlength: '100' })),
     field('Groupe (nom ou ma_id)', h('input', { id: 'locations-band', name: 'band', value: state.band || '', maxlength: '100' })),
     field('Pays', h('input', { id: 'locations-country', name: 'country', value: state.country || '', maxlength: '100' })),
@@ -45,8 +58,9 @@ export function mount(root, params) {
   const listEl = h('div');
   const bulkResult = h('p', { class: 'muted', role: 'status', id: 'bulk-result' });
 
-  const bulk = (label, path, confirmText) => actionButton(label, () => api.post(path, {}), {
+  const bulk = (label, path, confirmText, danger = false) => actionButton(label, () => api.post(path, {}), {
     confirmText,
+    danger,
     onDone: (res) => {
       const text = `${label} : ${resultText(res)}`;
       bulkResult.textContent = text;
@@ -64,11 +78,11 @@ export function mount(root, params) {
       h('div', { class: 'toolbar' },
         bulk('Relancer les erreurs', '/admin/api/locations/reset-errors'),
         bulk('Relancer LLM / manuel', '/admin/api/locations/reset-llm', 'Remettre en file toutes les lignes llm_needed et manual ?'),
-        bulk('Tout remettre en file', '/admin/api/locations/requeue-all', 'Remettre en file TOUTES les lignes de localisation ?'),
+        bulk('Tout remettre en file', '/admin/api/locations/requeue-all', 'Remettre en file TOUTES les lignes de localisation ? Elles seront toutes géocodées à nouveau.', true),
         bulk('Tout réinitialiser (efface les coordonnées)', '/admin/api/locations/reset-all',
-          'DESTRUCTIF : remettre en file toutes les lignes ET effacer leurs coordonnées ?'),
+          'DESTRUCTIF : remettre en file toutes les lignes ET effacer leurs coordonnées ? La carte se videra jusqu’au prochain géocodage.', true),
         bulk('Purger le cache du fournisseur historique', '/admin/api/geocode-cache/purge-legacy-provider',
-          'DESTRUCTIF : supprimer les entrées de cache du fournisseur historique (nominatim) ?')),
+          'DESTRUCTIF : supprimer les entrées de cache du fournisseur historique (nominatim) ?', true)),
       bulkResult),
     h('section', { 'aria-labelledby': 'h-loc-list' }, h('h2', { id: 'h-loc-list' }, 'Lignes'), form, listEl),
   );
@@ -80,7 +94,7 @@ export function mount(root, params) {
       const chips = h('div', { class: 'stat-chips' });
       for (const [k, v] of Object.entries(byStatus)) {
         chips.append(h('a', { class: `stat-chip badge-${statusKind(k)}`, href: `#/locations?status=${encodeURIComponent(k)}` },
-          h('span', { class: 'stat-num' }, fmtNum(v)), h('span', null, k)));
+          h('span', { class: 'stat-num' }, fmtNum(v)), h('span', null, geoStatusLabel(k))));
       }
       const providers = Array.isArray(g?.providers) ? g.providers : [];
       return h('div', null, chips,
@@ -97,10 +111,15 @@ export function mount(root, params) {
     });
   }
 
+  let waitReason = '';
   function loadList() {
     return loadInto(listEl, async () => {
       const q = { ...state };
-      const data = await api.get('/admin/api/locations', q, opts);
+      const [data, health] = await Promise.all([
+        api.get('/admin/api/locations', q, opts),
+        api.get('/admin/api/health', null, opts).catch(() => []),
+      ]);
+      waitReason = providerOffReason(health);
       const items = Array.isArray(data?.items) ? data.items : [];
       return h('div', null,
         h('p', { class: 'muted', 'aria-live': 'polite' }, `${fmtNum(data?.total)} ligne(s)`),
@@ -111,7 +130,7 @@ export function mount(root, params) {
             { label: 'Étape', render: (l) => `${fmtText(l.step_order)}${l.step_label ? ' · ' + l.step_label : ''}` },
             { label: 'Lieu', render: (l) => fmtText(l.location_raw) },
             { label: 'Pays', render: (l) => fmtText(l.country) },
-            { label: 'Statut', render: (l) => badge(fmtText(l.status), statusKind(l.status)) },
+            { label: 'Statut', render: (l) => h('span', { class: `status-tag badge-${statusKind(l.status)}`, 'data-status': l.status ?? '' }, geoStatusLabel(l.status)) },
             { label: 'Essais', render: (l) => fmtNum(l.attempts), className: 'num' },
             { label: 'Erreur', render: (l) => h('span', { class: 'error-text' }, fmtText(l.error)) },
             { label: 'Fournisseur', render: (l) => fmtText(l.provider) },
@@ -130,7 +149,10 @@ export function mount(root, params) {
   }
 
   function rowActions(l) {
-    const requeue = actionButton('Relancer', () => api.post(`/admin/api/locations/${encodeURIComponent(l.id)}/requeue`, {}), {
+    const waiting = l.status === 'pending' && waitReason;
+    const requeue = waiting
+      ? h('span', { class: 'wait-reason', role: 'note' }, `Déjà en file ; rien ne bouge car ${waitReason}. « Relancer » n’y changerait rien.`)
+      : actionButton('Relancer', () => api.post(`/admin/api/locations/${encodeURIComponent(l.id)}/requeue`, {}), {
       onDone: () => { flash(`Ligne ${l.id} remise en file.`, 'ok'); loadList(); loadCounters(); },
     });
     const latIn = h('input', { name: 'lat', id: `lat-${l.id}`, inputmode: 'decimal', size: '9', value: l.lat ?? '', placeholder: '48.85' });
@@ -162,7 +184,16 @@ export function mount(root, params) {
         save.disabled = false;
       }
     });
-    return h('div', { class: 'row-actions' }, requeue, h('details', null, h('summary', null, 'Coordonnées manuelles'), coordForm));
+    const start = l.lat !== null && l.lat !== undefined && l.lon !== null ? [Number(l.lat), Number(l.lon)] : null;
+    const picker = pickMap(`pick-${l.id}`, start, (lat, lon) => {
+      latIn.value = String(lat);
+      lonIn.value = String(lon);
+      msg.textContent = '';
+    });
+    const disclosure = h('details', { class: 'manual-coords' }, h('summary', null, 'Coordonnées manuelles'),
+      h('p', { class: 'muted hint' }, 'Cliquez sur la carte ou tapez les valeurs.'), picker.el, coordForm);
+    disclosure.addEventListener('toggle', () => { if (disclosure.open) picker.draw(); });
+    return h('div', { class: 'row-actions' }, requeue, disclosure);
   }
 
   loadCounters();

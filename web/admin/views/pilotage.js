@@ -1,8 +1,12 @@
-// Pilotage: "is it running". Health cards, running runs, pending jobs, job
-// buttons, stats/queue, auto-refresh every 15 s, and a live log monitor.
+// Pilotage: "is it OK?". A status banner, the geocoding pipeline as a flow of counts,
+// heartbeat cards in sentences, running runs with progress and time left, pending and
+// failed job requests, job buttons (a full crawl asks first, in red), the enrichment
+// queue, catalogue stats, auto-refresh every 15 s, and a live log monitor.
 import { api } from '../api.js';
-import { h, clear, fmtNum, fmtDate, fmtAgo, fmtText, asList, table, badge, kvList, DASH } from '../dom.js';
-import { flash, errorBox, actionButton, resultText, errorText } from '../ui.js';
+import { h, clear, fmtNum, fmtDate, fmtText, asList, table, badge, kvList } from '../dom.js';
+import { flash, errorBox, actionButton, errorText } from '../ui.js';
+import { jobTypeLabel, runStatusLabel, fmtDuration, secondsBetween, statsPairs } from '../words.js';
+import { healthCards, verdict, banner, pipeline, runProgress, since } from './pilotage-parts.js';
 
 export const OVERVIEW_REFRESH_MS = 15000;
 export const MONITOR_INTERVALS = [3, 5, 10, 30];
@@ -17,6 +21,11 @@ const JOB_LABELS = {
   full_crawl: 'Crawl complet',
   geocoder_enqueue: 'Remplir la file de géocodage',
 };
+// Job types that ask for confirmation first (long, heavy on the source site).
+const CONFIRM_JOBS = {
+  full_crawl: 'Lancer un crawl COMPLET ? Il relit toutes les listes de tous les pays européens : plusieurs heures de requêtes au site source.',
+};
+const QUEUE_LABELS = { total: 'au total', enrich_pending: 'à relire (signalés)', updated_since_crawl: 'modifiés depuis la lecture', never_enriched: 'jamais enrichis' };
 
 /** Job types from an OpenAPI document: the enum of the job request body's `job_type`,
  * with the service running each (`x-job-services`) → [{type, service}]. */
@@ -41,72 +50,11 @@ export function crawlerStatus(healthRows) {
   return { alive: true, reason: '' };
 }
 
-function stateBadge(row) {
-  if (row.stale) return badge('périmé', 'bad');
-  if (row.state === 'ok') return badge('ok', 'ok');
-  if (row.state === 'degraded') return badge('dégradé', 'warn');
-  return badge(fmtText(row.state), 'warn');
-}
-
-function healthCards(rows) {
-  if (!rows.length) return h('p', { class: 'empty' }, 'Aucun service n’a encore écrit de battement de cœur.');
-  const grid = h('div', { class: 'cards' });
-  for (const row of rows) {
-    const checks = row.checks && typeof row.checks === 'object' ? row.checks : {};
-    const list = h('ul', { class: 'checks' });
-    for (const [k, v] of Object.entries(checks)) {
-      let ok = null;
-      let detail = '';
-      if (typeof v === 'boolean') ok = v;
-      else if (v && typeof v === 'object') {
-        if ('ok' in v) ok = !!v.ok;
-        detail = v.message ?? v.error ?? v.detail ?? '';
-        if (detail && typeof detail === 'object') detail = JSON.stringify(detail);
-        else if (detail !== '') detail = fmtText(detail);
-        if (!detail) {
-          const rest = { ...v };
-          delete rest.ok;
-          if (Object.keys(rest).length) detail = JSON.stringify(rest);
-        }
-      } else detail = fmtText(v);
-      list.append(
-        h('li', { class: ok === false ? 'bad' : ok === true ? 'good' : '' },
-          h('span', { class: 'check-mark', 'aria-hidden': 'true' }, ok === false ? '✗' : ok === true ? '✓' : '•'),
-          h('span', { class: 'sr-only' }, ok === false ? 'échec : ' : ok === true ? 'ok : ' : ''),
-          h('strong', null, k), detail ? ` ${detail}` : ''),
-      );
-    }
-    grid.append(
-      h('article', { class: `card health ${row.stale ? 'is-stale' : ''} state-${row.state || 'unknown'}`, 'data-service': row.service || '' },
-        h('h3', null, fmtText(row.service), ' ', stateBadge(row)),
-        h('p', { class: 'muted' }, 'Dernière écriture : ', fmtDate(row.last_write_at), ' (', fmtAgo(row.last_write_at), ')'),
-        list.childNodes.length ? list : h('p', { class: 'muted' }, 'Pas de vérifications.'),
-      ),
-    );
-  }
-  return grid;
-}
-
-/** Progress from a run's stats object, when it has numbers we can read. */
-function runProgress(stats) {
-  if (!stats || typeof stats !== 'object') return null;
-  const total = Number(stats.total ?? stats.total_bands ?? stats.countries_total);
-  const done = Number(stats.processed ?? stats.done ?? stats.bands ?? stats.countries_done);
-  if (Number.isFinite(total) && total > 0 && Number.isFinite(done)) {
-    const pct = Math.max(0, Math.min(100, (done / total) * 100));
-    return h('div', { class: 'progress-line' },
-      h('progress', { max: String(total), value: String(done), 'aria-label': 'Progression' }),
-      ` ${fmtNum(done)} / ${fmtNum(total)} (${pct.toFixed(0)} %)`);
-  }
-  return null;
-}
-
-function statsChips(stats) {
-  if (!stats || typeof stats !== 'object') return DASH;
+function statsWords(stats) {
+  const pairs = statsPairs(stats);
+  if (!pairs.length) return null;
   const wrap = h('span', { class: 'chips' });
-  for (const [k, v] of Object.entries(stats)) {
-    wrap.append(h('span', { class: 'chip' }, `${k}=${typeof v === 'number' ? fmtNum(v) : fmtText(v)}`));
-  }
+  for (const [k, v] of pairs) wrap.append(h('span', { class: 'chip' }, `${k} : ${v}`));
   return wrap;
 }
 
@@ -115,8 +63,8 @@ function keyCountList(title, list, max = 10) {
   const top = items.slice(0, max);
   const mk = (rows) => table(
     [
-      { label: 'Clé', render: (r) => fmtText(r.key) },
-      { label: 'Nombre', render: (r) => fmtNum(r.count), className: 'num' },
+      { label: 'Valeur', render: (r) => fmtText(r.key) },
+      { label: 'Groupes', render: (r) => fmtNum(r.count), className: 'num' },
     ],
     rows,
   );
@@ -138,9 +86,12 @@ export function mount(root) {
   const refreshBtn = h('button', { type: 'button', id: 'pilotage-refresh', onclick: () => refresh() }, 'Actualiser');
 
   const loading = () => h('div', null, h('p', { class: 'muted' }, 'Chargement…'));
+  const secBanner = loading();
   const secHealth = loading();
   const secRuns = loading();
+  const secLast = loading();
   const secJobs = loading();
+  const secFailed = loading();
   const secGeocoder = loading();
   const secQueue = loading();
   const secStats = loading();
@@ -152,8 +103,10 @@ export function mount(root) {
     const label = JOB_LABELS[type] ?? type;
     const btn = actionButton(label, () => api.post('/admin/api/job-triggers', { job_type: type }), {
       className: 'primary',
+      confirmText: CONFIRM_JOBS[type],
+      danger: type in CONFIRM_JOBS,
       onDone: (res) => {
-        flash(`${label} : demande enregistrée (${resultText(res)}).`, 'ok');
+        flash(`${label} : demande n° ${fmtText(res?.id)} enregistrée ; le service ${service || 'concerné'} la prendra à son prochain passage.`, 'ok');
         refresh();
       },
     });
@@ -163,9 +116,10 @@ export function mount(root) {
     return btn;
   }
   const cleanupBtn = actionButton('Nettoyer les exécutions bloquées', () => api.post('/admin/api/crawl-runs/cleanup', {}), {
-    confirmText: 'Fermer les exécutions restées « running » depuis plus de 30 minutes ?',
+    confirmText: 'Fermer (en échec) les exécutions restées « en cours » sans progresser ? Une exécution fermée ainsi ne reprend pas.',
+    danger: true,
     onDone: (res) => {
-      flash(`Nettoyage : ${resultText(res)}.`, 'ok');
+      flash(`Nettoyage : ${fmtNum(res?.closed ?? 0)} exécution(s) fermée(s).`, 'ok');
       refresh();
     },
   });
@@ -176,16 +130,18 @@ export function mount(root) {
       h('div', { class: 'toolbar' },
         h('label', { class: 'inline', for: 'pilotage-auto' }, autoBox, ` Actualisation auto (${OVERVIEW_REFRESH_MS / 1000} s)`),
         refreshBtn, stamp)),
+    secBanner,
+    h('section', { 'aria-labelledby': 'h-geo' }, h('h2', { id: 'h-geo' }, 'Chaîne de géocodage'), secGeocoder),
+    h('section', { 'aria-labelledby': 'h-runs' }, h('h2', { id: 'h-runs' }, 'Exécutions en cours'), secRuns),
+    h('section', { 'aria-labelledby': 'h-last' }, h('h2', { id: 'h-last' }, 'Dernières exécutions terminées'), secLast),
     h('section', { 'aria-labelledby': 'h-health' }, h('h2', { id: 'h-health' }, 'Services'), secHealth),
     h('section', { 'aria-labelledby': 'h-jobs' },
       h('h2', { id: 'h-jobs' }, 'Lancer une tâche'),
       h('div', { class: 'toolbar' }, cleanupBtn),
       crawlerReason),
-    h('section', { 'aria-labelledby': 'h-runs' }, h('h2', { id: 'h-runs' }, 'Exécutions en cours'), secRuns),
     h('section', { 'aria-labelledby': 'h-pending' }, h('h2', { id: 'h-pending' }, 'Demandes en attente'), secJobs),
-    h('div', { class: 'two-col' },
-      h('section', { 'aria-labelledby': 'h-geo' }, h('h2', { id: 'h-geo' }, 'Géocodage'), secGeocoder),
-      h('section', { 'aria-labelledby': 'h-queue' }, h('h2', { id: 'h-queue' }, 'File d’enrichissement'), secQueue)),
+    h('section', { 'aria-labelledby': 'h-failed' }, h('h2', { id: 'h-failed' }, 'Demandes en échec'), secFailed),
+    h('section', { 'aria-labelledby': 'h-queue' }, h('h2', { id: 'h-queue' }, 'File d’enrichissement'), secQueue),
     h('section', { 'aria-labelledby': 'h-stats' }, h('h2', { id: 'h-stats' }, 'Statistiques'), secStats),
   );
   jobTypes({ signal: ctrl.signal }).then((types) => {
@@ -202,34 +158,51 @@ export function mount(root) {
   function renderRuns(runs) {
     clear(secRuns).append(table(
       [
-        { label: 'Id', render: (r) => fmtText(r.id) },
-        { label: 'Type', render: (r) => fmtText(r.type) },
-        { label: 'Statut', render: (r) => h('span', null, badge(fmtText(r.status), 'info'), r.cancel_requested ? h('span', { class: 'muted' }, ' annulation demandée') : null) },
-        { label: 'Démarré', render: (r) => `${fmtDate(r.started_at)} (${fmtAgo(r.started_at)})` },
-        { label: 'Progression', render: (r) => h('div', null, runProgress(r.stats), statsChips(r.stats)) },
+        { label: 'N°', render: (r) => fmtText(r.id) },
+        { label: 'Tâche', render: (r) => jobTypeLabel(r.type) },
+        { label: 'Statut', render: (r) => h('span', null, badge(runStatusLabel(r.status), 'info'), r.cancel_requested ? h('span', { class: 'muted' }, ' annulation demandée') : null) },
+        { label: 'Depuis', render: (r) => `${fmtDuration(secondsBetween(r.started_at))} (${fmtDate(r.started_at)})` },
+        { label: 'Progression', render: (r) => h('div', null, runProgress(r), statsWords(r.stats)) },
         {
           label: 'Action',
           render: (r) => r.cancel_requested
             ? h('span', { class: 'muted' }, 'annulation en cours…')
             : actionButton('Annuler', () => api.post(`/admin/api/crawl-runs/${encodeURIComponent(r.id)}/cancel`, {}), {
-              confirmText: `Demander l’annulation de l’exécution ${r.id} (${r.type}) ?`,
+              confirmText: `Demander l’annulation de l’exécution n° ${r.id} (${jobTypeLabel(r.type)}) ?`,
+              danger: true,
               onDone: () => { flash(`Annulation demandée pour l’exécution ${r.id}.`, 'ok'); refresh(); },
             }),
         },
       ],
       runs,
-      { empty: 'Aucune exécution en cours.' },
+      { empty: 'Aucune exécution en cours.', rowAttrs: (r) => ({ 'data-run-id': String(r.id) }) },
     ));
+  }
+
+  function renderLast(entries) {
+    const done = entries.filter((e) => e.kind === 'run' && e.finished_at).slice(0, 5);
+    clear(secLast).append(table(
+      [
+        { label: 'N°', render: (r) => fmtText(r.id) },
+        { label: 'Tâche', render: (r) => jobTypeLabel(r.type) },
+        { label: 'Résultat', render: (r) => badge(runStatusLabel(r.status), r.status === 'success' ? 'ok' : r.status === 'error' ? 'bad' : 'warn') },
+        { label: 'Fin', render: (r) => since(r.finished_at) },
+        { label: 'Durée', render: (r) => fmtDuration(secondsBetween(r.started_at, r.finished_at)) },
+        { label: 'Erreur', render: (r) => (r.error ? h('span', { class: 'error-text clamp' }, r.error) : '—') },
+      ],
+      done,
+      { empty: 'Aucune exécution terminée.', rowAttrs: (r) => ({ 'data-run-id': String(r.id) }) },
+    ), h('p', null, h('a', { href: '#/journal?kind=run' }, 'Tout le journal des exécutions →')));
   }
 
   function renderPending(jobs) {
     clear(secJobs).append(table(
       [
-        { label: 'Id', render: (r) => fmtText(r.id) },
-        { label: 'Type', render: (r) => fmtText(r.job_type ?? r.type) },
-        { label: 'Statut', render: (r) => fmtText(r.status ?? 'pending') },
-        { label: 'Créée', render: (r) => fmtDate(r.created_at ?? r.requested_at) },
-        { label: 'Par', render: (r) => fmtText(r.requested_by ?? r.username) },
+        { label: 'N°', render: (r) => fmtText(r.id) },
+        { label: 'Tâche', render: (r) => jobTypeLabel(r.job_type) },
+        { label: 'Statut', render: (r) => runStatusLabel(r.status ?? 'pending') },
+        { label: 'Demandée', render: (r) => since(r.created_at) },
+        { label: 'Par', render: (r) => fmtText(r.created_by), className: 'created-by' },
         {
           label: 'Action',
           render: (r) => actionButton('Annuler', () => api.post(`/admin/api/job-triggers/${encodeURIComponent(r.id)}/cancel`, {}), {
@@ -238,38 +211,39 @@ export function mount(root) {
         },
       ],
       jobs,
-      { empty: 'Aucune demande en attente.' },
+      { empty: 'Aucune demande en attente.', rowAttrs: (r) => ({ 'data-trigger-id': String(r.id) }) },
     ));
   }
 
-  function renderGeocoder(geo) {
-    clear(secGeocoder);
-    if (!geo || typeof geo !== 'object') {
-      secGeocoder.append(h('p', { class: 'empty' }, 'Pas de données.'));
-      return;
-    }
-    const counts = {};
-    for (const [k, v] of Object.entries(geo)) {
-      if (v !== null && typeof v === 'object') Object.assign(counts, v);
-      else counts[k] = v;
-    }
-    secGeocoder.append(kvList(counts));
+  function renderFailed(jobs) {
+    clear(secFailed).append(table(
+      [
+        { label: 'N°', render: (r) => fmtText(r.id) },
+        { label: 'Tâche', render: (r) => jobTypeLabel(r.job_type) },
+        { label: 'Demandée', render: (r) => since(r.created_at) },
+        { label: 'Par', render: (r) => fmtText(r.created_by) },
+        { label: 'Raison', render: (r) => h('span', { class: 'error-text' }, fmtText(r.error)) },
+      ],
+      jobs,
+      { empty: 'Aucune demande en échec.', rowAttrs: (r) => ({ 'data-trigger-id': String(r.id) }) },
+    ));
   }
 
   function renderQueue(queue, enrichQueue) {
     clear(secQueue);
+    const labelled = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [QUEUE_LABELS[k] ?? k, v]));
     if (!queue) {
-      secQueue.append(kvList({ total: enrichQueue }));
+      secQueue.append(kvList(labelled({ total: enrichQueue })));
       return;
     }
-    secQueue.append(kvList({ total: queue.total, ...(queue.by_priority || {}) }));
+    secQueue.append(kvList(labelled({ total: queue.total, ...(queue.by_priority || {}) })));
     const next = asList(queue.next);
     if (next.length) {
       secQueue.append(h('details', null, h('summary', null, `Prochains groupes (${next.length})`), table(
         [
           { label: 'ma_id', render: (r) => h('a', { href: `#/bands?q=${encodeURIComponent(r.ma_id)}&open=${encodeURIComponent(r.ma_id)}` }, fmtText(r.ma_id)) },
           { label: 'Nom', render: (r) => fmtText(r.name) },
-          { label: 'Priorité', render: (r) => fmtText(r.priority ?? r.reason) },
+          { label: 'Pourquoi', render: (r) => QUEUE_LABELS[r.priority] ?? fmtText(r.priority) },
         ],
         next,
       )));
@@ -283,7 +257,7 @@ export function mount(root) {
       h('div', { class: 'three-col' },
         keyCountList('Par pays', stats.by_country),
         keyCountList('Par genre (mot-clé)', stats.by_genre_keyword),
-        keyCountList('Par statut', stats.by_status)),
+        keyCountList('Par statut du groupe', stats.by_status)),
     );
   }
 
@@ -305,11 +279,13 @@ export function mount(root) {
     busy = true;
     refreshBtn.disabled = true;
     const opts = { signal: ctrl.signal };
-    const [live, health, stats, queue] = await Promise.allSettled([
+    const [live, health, stats, queue, failed, last] = await Promise.allSettled([
       api.get('/admin/api/live', null, opts),
       api.get('/admin/api/health', null, opts),
       api.get('/admin/api/stats', null, opts),
       api.get('/admin/api/queue', null, opts),
+      api.get('/admin/api/job-triggers', { status: 'error', limit: 10 }, opts),
+      api.get('/admin/api/activity', { kind: 'run', limit: 10 }, opts),
     ]);
     busy = false;
     refreshBtn.disabled = false;
@@ -324,14 +300,22 @@ export function mount(root) {
     } else {
       clear(secHealth).append(errorBox(health.reason));
     }
+    if (last.status === 'fulfilled') renderLast(asList(last.value));
+    else clear(secLast).append(errorBox(last.reason));
+    const failedJobs = failed.status === 'fulfilled' ? asList(failed.value) : [];
+    if (failed.status === 'fulfilled') renderFailed(failedJobs);
+    else clear(secFailed).append(errorBox(failed.reason));
 
     if (live.status === 'fulfilled') {
       const lv = live.value || {};
-      renderRuns(asList(lv.runs));
+      const runs = asList(lv.runs);
+      renderRuns(runs);
       renderPending(asList(lv.pending_jobs));
-      renderGeocoder(lv.geocoder);
+      const bandsTotal = stats.status === 'fulfilled' ? stats.value?.bands_total : undefined;
+      clear(secGeocoder).append(pipeline(lv.geocoder, bandsTotal, lv.geocoder?.processed_last_hour));
+      clear(secBanner).append(banner(verdict({ healthRows, counts: lv.geocoder, failedJobs, runs })));
     } else {
-      for (const s of [secRuns, secJobs, secGeocoder]) clear(s).append(errorBox(live.reason));
+      for (const s of [secRuns, secJobs, secGeocoder, secBanner]) clear(s).append(errorBox(live.reason));
     }
     if (queue.status === 'fulfilled') renderQueue(queue.value, live.value?.enrich_queue);
     else clear(secQueue).append(errorBox(queue.reason));

@@ -1,0 +1,36 @@
+// Pick a manual coordinate by clicking a small map (the public map's offline outline, no
+// tiles). The typed inputs stay; a click fills them and moves the marker.
+import * as L from '/vendor/leaflet/leaflet-src.esm.js';
+import { addOutline } from '/map/outline.js';
+import { h } from './dom.js';
+
+const EUROPE = [[34, -12], [71, 42]];
+
+/** → {el, draw()}: call draw() once the element is visible (e.g. on <details> toggle). */
+export function pickMap(id, start, onPick) {
+  const el = h('div', { class: 'pick-map', id, role: 'application', 'aria-label': 'Carte : cliquez pour choisir les coordonnées' });
+  let map = null;
+  let marker = null;
+  const place = (latlng) => {
+    if (marker) marker.setLatLng(latlng);
+    else marker = L.circleMarker(latlng, { radius: 7, color: '#fff', weight: 2, fillColor: '#b3261e', fillOpacity: 1, className: 'picked-point' }).addTo(map);
+  };
+  const draw = () => {
+    if (map) { map.invalidateSize(); return; }
+    map = L.map(el, {
+      attributionControl: false, scrollWheelZoom: false, minZoom: 2, maxZoom: 14,
+      zoomAnimation: false, fadeAnimation: false, markerZoomAnimation: false,
+    });
+    if (start) map.setView(start, 6);
+    else map.fitBounds(EUROPE);
+    if (start) place(start);
+    map.on('click', (e) => {
+      const lat = Math.round(e.latlng.lat * 1e5) / 1e5;
+      const lon = Math.round(L.Util.wrapNum(e.latlng.lng, [-180, 180], true) * 1e5) / 1e5;
+      place([lat, lon]);
+      onPick(lat, lon);
+    });
+    addOutline(map).catch(() => {});
+  };
+  return { el, draw };
+}
