@@ -7,11 +7,17 @@
 use super::claim::GeocodeClaim;
 use super::status::GeocodeStatus;
 use crate::Result;
+use bandmap_time::Backoff;
 use chrono::{DateTime, Utc};
 use std::time::Duration;
 
 /// Failed attempts after which a row goes to the LLM worker (rule 18).
 pub const MAX_ATTEMPTS: i32 = 3;
+
+/// Delay before a geocoder retry after failed attempt `n`: 30 s doubling, capped at 10 min.
+/// The SQL of [`record_failure`] evaluates it from the row's stored `attempts`.
+pub const RETRY_BACKOFF: Backoff =
+    Backoff::doubling(Duration::from_secs(30), Duration::from_secs(10 * 60));
 
 /// Where a failed row went.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
@@ -25,7 +31,7 @@ pub struct FailedTo {
 /// A failed attempt (rule 18, CONTRACT §11): `attempts` + 1 and `error` = the real error;
 /// handed to the LLM (`llm_needed`, due now) when `to_llm` (every fallback failed) or after
 /// [`MAX_ATTEMPTS`], otherwise a retry: back to `pending`, not before
-/// `30 s × 2^(attempts−1)` (capped at 10 min).
+/// [`RETRY_BACKOFF`] of the new attempt count.
 pub async fn record_failure(
     conn: impl sqlx::PgExecutor<'_>,
     claim: &GeocodeClaim,
@@ -37,8 +43,8 @@ pub async fn record_failure(
              attempts = attempts + 1, error = $3, claimed_at = NULL, wait_count = 0,
              geocode_status = CASE WHEN $4 OR attempts + 1 >= $5 THEN $6 ELSE $7 END,
              next_attempt_at = CASE WHEN $4 OR attempts + 1 >= $5 THEN now()
-                                    ELSE now() + LEAST(interval '30 seconds' * power(2, attempts),
-                                                       interval '10 minutes') END
+                                    ELSE now() + LEAST(make_interval(secs => $8) * power(2, LEAST(attempts, 30)),
+                                                       make_interval(secs => $9)) END
          WHERE id = $1 AND geocode_status = 'processing' AND claimed_at = $2
          RETURNING geocode_status, attempts",
     )
@@ -49,6 +55,8 @@ pub async fn record_failure(
     .bind(MAX_ATTEMPTS)
     .bind(GeocodeStatus::LlmNeeded)
     .bind(GeocodeStatus::Pending)
+    .bind(RETRY_BACKOFF.first.as_secs_f64())
+    .bind(RETRY_BACKOFF.max.as_secs_f64())
     .fetch_optional(conn)
     .await?)
 }

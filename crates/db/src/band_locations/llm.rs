@@ -13,10 +13,16 @@
 
 use super::status::GeocodeStatus;
 use crate::Result;
+use bandmap_time::Backoff;
 use std::time::Duration;
 
 /// How long a claimed row is hidden from other workers.
 pub const LEASE: Duration = Duration::from_secs(15 * 60);
+
+/// Delay before an LLM retry after failed attempt `n`: 60 s doubling, capped at 6 h. The
+/// SQL of [`mark_retry`] evaluates it from the row's stored `attempts`.
+pub const RETRY_BACKOFF: Backoff =
+    Backoff::doubling(Duration::from_secs(60), Duration::from_secs(6 * 3600));
 
 /// Proof of an LLM lease on a row: only [`claim`] makes one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, sqlx::FromRow)]
@@ -134,7 +140,7 @@ async fn leave(
 }
 
 /// Stays `llm_needed`: `error` set, `attempts` + 1, and not retried before
-/// 60 s × 2^(attempts − 1) from now (capped at 6 h).
+/// [`RETRY_BACKOFF`] of the new attempt count from now.
 pub async fn mark_retry(
     conn: impl sqlx::PgExecutor<'_>,
     lease: &LlmLease,
@@ -142,12 +148,15 @@ pub async fn mark_retry(
 ) -> Result<bool> {
     let done = sqlx::query(
         "UPDATE band_locations SET error = $2, attempts = attempts + 1,
-             next_attempt_at = now() + make_interval(secs =>
-                 LEAST(60 * power(2, LEAST(GREATEST(attempts, 0), 20)), 21600))
+             next_attempt_at = now() + LEAST(
+                 make_interval(secs => $3) * power(2, LEAST(GREATEST(attempts, 0), 20)),
+                 make_interval(secs => $4))
          WHERE id = $1 AND geocode_status = 'llm_needed'",
     )
     .bind(lease.id())
     .bind(error)
+    .bind(RETRY_BACKOFF.first.as_secs_f64())
+    .bind(RETRY_BACKOFF.max.as_secs_f64())
     .execute(conn)
     .await?;
     Ok(done.rows_affected() == 1)
