@@ -97,7 +97,10 @@ async fn malformed_llm_replies_are_errors_counted_apart_from_city_null() {
     let cookie = app.login().await;
     let body = get_ok(&app, &cookie, "/admin/api/geocoding").await;
     let m = &body["llm_models"][0];
-    assert_eq!((m["calls"].clone(), m["city_null"].clone()), (json!(3), json!(1)));
+    assert_eq!(
+        (m["calls"].clone(), m["city_null"].clone()),
+        (json!(3), json!(1))
+    );
     assert_eq!(m["malformed"], 1);
     let total = |v: Value| v["total"].as_i64().unwrap();
     let get = |q: &'static str| {

@@ -140,9 +140,15 @@ async fn login_without_configuration_says_so() {
 async fn a_short_secret_or_malformed_hash_makes_login_a_401_saying_why() {
     // Issue 19 point 5: the app still starts; login is refused with the reason.
     for (overrides, why) in [
-        (&[("ADMIN_JWT_SECRET", "short")][..], "ADMIN_JWT_SECRET is shorter than 32 bytes"),
         (
-            &[("ADMIN_SEED_PASSWORD", ""), ("ADMIN_SEED_PASSWORD_HASH", "plain")][..],
+            &[("ADMIN_JWT_SECRET", "short")][..],
+            "ADMIN_JWT_SECRET is shorter than 32 bytes",
+        ),
+        (
+            &[
+                ("ADMIN_SEED_PASSWORD", ""),
+                ("ADMIN_SEED_PASSWORD_HASH", "plain"),
+            ][..],
             "ADMIN_SEED_PASSWORD_HASH is not a bcrypt hash",
         ),
     ] {

@@ -115,8 +115,14 @@ fn bad_admin_settings_never_stop_a_command_and_say_why() {
     assert!(c.admin.jwt_secret.is_none());
     assert!(c.admin.seed_password_hash.is_none());
     let why = c.admin.unusable.join("; ");
-    assert!(why.contains("ADMIN_JWT_SECRET is shorter than 32 bytes"), "{why}");
-    assert!(why.contains("ADMIN_SEED_PASSWORD_HASH is not a bcrypt hash"), "{why}");
+    assert!(
+        why.contains("ADMIN_JWT_SECRET is shorter than 32 bytes"),
+        "{why}"
+    );
+    assert!(
+        why.contains("ADMIN_SEED_PASSWORD_HASH is not a bcrypt hash"),
+        "{why}"
+    );
     assert!(!why.contains("plain"), "{why}");
 }
 

@@ -65,7 +65,13 @@ async fn an_edit_listed_during_the_page_read_survives_the_store() {
             .await
             .unwrap();
     }
-    assert!(pending(p, 1).await, "edit listed during the read: read again");
+    assert!(
+        pending(p, 1).await,
+        "edit listed during the read: read again"
+    );
     assert!(pending(p, 2).await, "same for a band never enriched before");
-    assert!(!pending(p, 3).await, "nothing listed meanwhile: the flag is cleared");
+    assert!(
+        !pending(p, 3).await,
+        "nothing listed meanwhile: the flag is cleared"
+    );
 }

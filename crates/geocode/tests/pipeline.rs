@@ -422,7 +422,10 @@ async fn without_a_provider_an_undecided_row_goes_to_the_llm_when_one_is_configu
     let s = state(&db.pool, other).await;
     assert_eq!(s.geocode_status, "llm_needed");
     let err = s.error.unwrap();
-    assert!(err.starts_with("no provider (GEOCODER_PROVIDER=none)"), "{err}");
+    assert!(
+        err.starts_with("no provider (GEOCODER_PROVIDER=none)"),
+        "{err}"
+    );
     assert_eq!(geo.call_count(), 0);
 }
 

@@ -43,8 +43,7 @@ pub async fn cleanup_stuck<'c>(
     reason: &str,
 ) -> Result<u64> {
     let mut tx = db.begin().await?;
-    let closed =
-        close_interrupted(&mut tx, JobType::ALL, Scope::Stuck, reason).await?;
+    let closed = close_interrupted(&mut tx, JobType::ALL, Scope::Stuck, reason).await?;
     let orphaned = crate::triggers::close_runless(&mut *tx, reason).await?;
     if orphaned > 0 {
         tracing::warn!(

@@ -30,7 +30,11 @@ fn page_of<T>(rows: Vec<T>, page: Page) -> ListPage<T> {
     let total = i64::try_from(rows.len()).unwrap_or(i64::MAX);
     let skip = usize::try_from(page.offset).unwrap_or(usize::MAX);
     let take = usize::try_from(page.limit).unwrap_or(0);
-    ListPage::from_rows(rows.into_iter().skip(skip).take(take).collect(), total, page)
+    ListPage::from_rows(
+        rows.into_iter().skip(skip).take(take).collect(),
+        total,
+        page,
+    )
 }
 
 /// Geocoder state of the live view: rows per status plus recent throughput.
