@@ -115,10 +115,10 @@ impl Geoapify {
         let mut attempt = 0;
         loop {
             let call = async {
-                if let Some(p) = &self.pacing {
-                    p.wait_turn().await;
+                match &self.pacing {
+                    Some(p) => p.paced(self.call_once(url.clone())).await,
+                    None => self.call_once(url.clone()).await,
                 }
-                self.call_once(url.clone()).await
             };
             let (result, retry_after) = self.limiter.run(call).await;
             match result {

@@ -1,13 +1,14 @@
 //! The provider's rate limit across processes (rule 14, issue 19 point 2). The in-process
 //! [`crate::limiter::Limiter`] spaces the calls of one process; this adds the spacing
 //! between processes that use the same key (several `bandmap geocoder` replicas, separate
-//! `geocoder` and `llm` processes), coordinated through PostgreSQL: each call first
-//! reserves its slot in `provider_pacing` ([`bandmap_db::provider_pacing::take_turn`]) and
-//! waits for it. The key is identified by a SHA-256 hash; it never reaches the database.
+//! `geocoder` and `llm` processes), coordinated through PostgreSQL: each call takes its
+//! turn on the key's `provider_pacing` row ([`bandmap_db::provider_pacing::begin_turn`]),
+//! waits until `spacing` after the previous call's end, and records its own end. The key is identified by a SHA-256 hash; it never reaches the database.
 
 use secrecy::{ExposeSecret, SecretString};
 use sha2::{Digest, Sha256};
 use sqlx::PgPool;
+use std::future::Future;
 use std::time::Duration;
 
 /// Cross-process pacing of one provider key.
@@ -32,14 +33,25 @@ impl SharedPacing {
         }
     }
 
-    /// Waits for this call's turn. A database failure is logged and the call goes on under
-    /// the in-process limiter alone (the database being down stops the worker anyway).
-    pub(crate) async fn wait_turn(&self) {
-        match bandmap_db::provider_pacing::take_turn(&self.pool, &self.key_hash, self.spacing).await
-        {
-            Ok(wait) if !wait.is_zero() => tokio::time::sleep(wait).await,
-            Ok(_) => {}
-            Err(e) => tracing::warn!(error = %e, "shared provider pacing unavailable"),
+    /// Runs `call` in its turn: after the previous call on the key, in any process, ended
+    /// `spacing` ago. A database failure is logged and the call goes on under the
+    /// in-process limiter alone (the database being down stops the worker anyway).
+    pub(crate) async fn paced<T>(&self, call: impl Future<Output = T>) -> T {
+        let turn =
+            match bandmap_db::provider_pacing::begin_turn(&self.pool, &self.key_hash, self.spacing)
+                .await
+            {
+                Ok(t) => t,
+                Err(e) => {
+                    tracing::warn!(error = %e, "shared provider pacing unavailable");
+                    return call.await;
+                }
+            };
+        tokio::time::sleep(turn.wait()).await;
+        let out = call.await;
+        if let Err(e) = turn.end().await {
+            tracing::warn!(error = %e, "shared provider pacing not recorded");
         }
+        out
     }
 }

@@ -50,7 +50,7 @@ async fn two_instances_on_one_key_keep_the_spacing_between_them() {
     assert_eq!(at.len(), 6);
     for pair in at.windows(2) {
         let gap = pair[1].duration_since(pair[0]);
-        // Call starts are 220 ms apart; a few ms of local network jitter at arrival.
-        assert!(gap >= Duration::from_millis(210), "gap {gap:?} < 0.22 s");
+        // Each call starts 220 ms after the previous one ended, whichever instance made it.
+        assert!(gap >= Duration::from_millis(220), "gap {gap:?} < 0.22 s");
     }
 }

@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::run_scan;
+use bandmap_db::runs::RunStatus;
 use bandmap_test_support::TestDb;
 
 #[tokio::test]
@@ -19,12 +20,12 @@ async fn a_scan_ended_by_shutdown_is_interrupted_saying_so() {
     fire.fire();
     let report = run_scan(p, None, None, Some(&shutdown)).await.unwrap();
     assert!(report.stopped_early);
-    let (status, error): (String, Option<String>) =
+    let (status, error): (RunStatus, Option<String>) =
         sqlx::query_as("SELECT status, error FROM crawl_run WHERE id = $1")
             .bind(report.run_id)
             .fetch_one(p)
             .await
             .unwrap();
-    assert_eq!(status, "interrupted");
+    assert_eq!(status, RunStatus::Interrupted);
     assert!(error.unwrap().contains("shutdown"));
 }
