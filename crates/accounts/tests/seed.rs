@@ -17,6 +17,7 @@ fn admin(password: Option<&str>, hash: Option<&str>) -> AdminConfig {
         seed_password_hash: hash.map(|h| SecretString::from(h.to_string())),
         seed_password: password.map(|p| SecretString::from(p.to_string())),
         jwt_secret: None,
+        unusable: Vec::new(),
     }
 }
 
@@ -91,6 +92,7 @@ async fn without_seed_variables_nothing_is_written() {
         seed_password_hash: None,
         seed_password: Some(SecretString::from(PLAIN.to_string())),
         jwt_secret: None,
+        unusable: Vec::new(),
     };
     assert_eq!(
         seed_admin(&db.pool, &none).await.unwrap(),

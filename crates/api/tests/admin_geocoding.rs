@@ -82,6 +82,38 @@ async fn geocoding_counters_cover_every_state_and_tolerate_nan() {
 }
 
 #[tokio::test]
+async fn malformed_llm_replies_are_errors_counted_apart_from_city_null() {
+    // Issue 19 point 9: a malformed reply (no extraction) is not "city null".
+    let app = spawn_app().await;
+    let pool = &app.state.pool;
+    band(pool, 1, "Enslaved").await;
+    llm_call(pool, "k1", 1, "Bergen", "m70", None, "0.25").await;
+    llm_call(pool, "k2", 1, "Haugesund", "m70", Some("Haugesund"), "0.25").await;
+    llm_call(pool, "k3", 1, "Garbage", "m70", None, "0.25").await;
+    sqlx::query("UPDATE llm_cache SET extraction = NULL WHERE key = 'k3'")
+        .execute(pool)
+        .await
+        .unwrap();
+    let cookie = app.login().await;
+    let body = get_ok(&app, &cookie, "/admin/api/geocoding").await;
+    let m = &body["llm_models"][0];
+    assert_eq!(
+        (m["calls"].clone(), m["city_null"].clone()),
+        (json!(3), json!(1))
+    );
+    assert_eq!(m["malformed"], 1);
+    let total = |v: Value| v["total"].as_i64().unwrap();
+    let get = |q: &'static str| {
+        let (app, cookie) = (&app, &cookie);
+        async move { total(get_ok(app, cookie, &format!("/admin/api/llm?{q}")).await) }
+    };
+    assert_eq!(get("city_null=true").await, 1);
+    assert_eq!(get("city_null=false").await, 1);
+    assert_eq!(get("malformed=true").await, 1);
+    assert_eq!(get("malformed=false").await, 2);
+}
+
+#[tokio::test]
 async fn llm_list_filters_totals_and_nan() {
     let app = spawn_app().await;
     let pool = &app.state.pool;

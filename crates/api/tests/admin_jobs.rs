@@ -276,11 +276,15 @@ async fn cleanup_closes_only_runs_older_than_30_minutes() {
         .await
         .unwrap()
         .id();
-    sqlx::query("UPDATE crawl_run SET started_at = now() - interval '31 minutes' WHERE id = $1")
-        .bind(stuck)
-        .execute(pool)
-        .await
-        .unwrap();
+    // Stuck = silent for 30 minutes with no live owner (issue 19 point 1), not just old.
+    sqlx::query(
+        "UPDATE crawl_run SET started_at = now() - interval '31 minutes',
+             updated_at = now() - interval '31 minutes' WHERE id = $1",
+    )
+    .bind(stuck)
+    .execute(pool)
+    .await
+    .unwrap();
     let cookie = app.login().await;
     let r = send(
         &app,

@@ -225,10 +225,10 @@ async fn manual_coordinates_win_the_primary_point_in_one_audited_write() {
         (row["lat"].as_f64(), row["lon"].as_f64()),
         (Some(61.25), Some(-7.5))
     );
-    // Rule 19: step_order -1 sorts first, so the manual point becomes the band's point.
+    // Rule 19 (issue 19 point 3): a manual fix of a later step never outranks step 0.
     assert_eq!(
         primary_point(&app, 7).await,
-        (Some(61.25), Some(-7.5), Some(later))
+        (Some(59.5), Some(9.2), Some(origin))
     );
 
     let audit = audit_rows(pool, "location.patch").await;
@@ -447,6 +447,12 @@ async fn requeue_all_moves_everything_and_keeps_coordinates() {
 async fn reset_all_clears_coordinates_and_the_primary_point() {
     let app = spawn_app().await;
     let ids = seed_every_state(&app).await;
+    // Only an origin-step row gives the band its point (rule 19): make the done row one.
+    sqlx::query("UPDATE band_locations SET parsed_step = 0, step_order = 0 WHERE id = $1")
+        .bind(ids["done"])
+        .execute(&app.state.pool)
+        .await
+        .unwrap();
     let mut tx = app.state.pool.begin().await.unwrap();
     bandmap_db::band_locations::primary::sync_primary_point(&mut tx, 10)
         .await

@@ -174,8 +174,13 @@ async fn health_stale_is_computed_in_sql() {
     .await
     .unwrap();
     let cookie = app.login().await;
-    let rows = get_ok(&app, &cookie, "/admin/api/health").await;
-    let rows = rows.as_array().expect("a bare array");
+    let page = get_ok(&app, &cookie, "/admin/api/health").await;
+    // CONTRACT §4 list shape (issue 19 point 10).
+    assert_eq!(
+        (&page["total"], &page["limit"], &page["offset"]),
+        (&json!(2), &json!(50), &json!(0))
+    );
+    let rows = page["items"].as_array().expect("items");
     assert_eq!(rows.len(), 2);
     assert_eq!(rows[0]["service"], "crawler");
     assert_eq!(rows[0]["state"], "ok");
@@ -186,6 +191,9 @@ async fn health_stale_is_computed_in_sql() {
     assert_eq!(rows[0]["checks"], json!({"database": true}));
     assert!(rows[0]["last_write_at"].is_string());
     assert_eq!(rows[1]["stale"], false);
+    let second = get_ok(&app, &cookie, "/admin/api/health?limit=1&offset=1").await;
+    assert_eq!(second["total"], 2);
+    assert_eq!(second["items"][0]["service"], "geocoder");
     assert_needs_session(&app, Method::GET, "/admin/api/health").await;
 }
 
@@ -354,5 +362,9 @@ async fn checkpoints_are_listed() {
     assert_eq!(c["items"][0]["key"], "last_full_crawl_at");
     assert_eq!(c["items"][0]["value"], "2026-01-01T00:00:00Z");
     assert!(c["items"][0]["updated_at"].is_string());
+    assert_eq!(
+        (&c["total"], &c["limit"], &c["offset"]),
+        (&json!(1), &json!(50), &json!(0))
+    );
     assert_needs_session(&app, Method::GET, "/admin/api/crawl-checkpoints").await;
 }

@@ -137,6 +137,30 @@ async fn login_without_configuration_says_so() {
 }
 
 #[tokio::test]
+async fn a_short_secret_or_malformed_hash_makes_login_a_401_saying_why() {
+    // Issue 19 point 5: the app still starts; login is refused with the reason.
+    for (overrides, why) in [
+        (
+            &[("ADMIN_JWT_SECRET", "short")][..],
+            "ADMIN_JWT_SECRET is shorter than 32 bytes",
+        ),
+        (
+            &[
+                ("ADMIN_SEED_PASSWORD", ""),
+                ("ADMIN_SEED_PASSWORD_HASH", "plain"),
+            ][..],
+            "ADMIN_SEED_PASSWORD_HASH is not a bcrypt hash",
+        ),
+    ] {
+        let app = spawn_app_with(overrides, None).await;
+        let (status, code, message) =
+            error_code(login_as(&app, ADMIN_USER, ADMIN_PASSWORD, "203.0.113.5").await).await;
+        assert_eq!((status, code.as_str()), (401, "unauthorized"));
+        assert!(message.contains(why), "{message}");
+    }
+}
+
+#[tokio::test]
 async fn malformed_login_bodies_are_our_json_400() {
     let app = spawn_app().await;
     for body in [

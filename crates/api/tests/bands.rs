@@ -425,6 +425,7 @@ async fn detail_has_every_column_locations_and_llm_calls_without_nan() {
     );
     let calls = body["llm_calls"].as_array().unwrap();
     assert_eq!(calls.len(), 2, "only this band's calls");
+    assert_eq!(body["llm_calls_total"], 2, "the cap of 200 is never silent");
     let nan_call = calls
         .iter()
         .find(|c| c["model"] == "llama-3.3-70b-versatile")

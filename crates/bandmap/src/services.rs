@@ -165,6 +165,9 @@ fn geocoding_services(
 }
 
 async fn serve(pool: PgPool, config: Config, shutdown: CancellationToken) -> anyhow::Result<()> {
+    for why in &config.admin.unusable {
+        tracing::warn!("{why}: ignored, admin login is impossible until it is fixed");
+    }
     match bandmap_accounts::seed_admin(&pool, &config.admin).await? {
         bandmap_accounts::SeedOutcome::Seeded(user) => {
             tracing::info!(%user, "admin account seeded")

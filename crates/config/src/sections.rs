@@ -149,6 +149,11 @@ pub struct AdminConfig {
     pub seed_password: Option<SecretString>,
     /// Session-token signing secret (at least 32 bytes).
     pub jwt_secret: Option<SecretString>,
+    /// Why admin login is impossible although settings were given (a short
+    /// `ADMIN_JWT_SECRET`, a malformed `ADMIN_SEED_PASSWORD_HASH`): such a value is dropped
+    /// and noted here, never a start failure, so no command — workers above all — depends
+    /// on admin settings (CONTRACT §2, issue 19 point 5). Never holds a secret's value.
+    pub unusable: Vec<String>,
 }
 
 fn secret(r: &Reader<'_>, var: &'static str) -> Option<SecretString> {
@@ -288,26 +293,28 @@ fn geocoder(r: &Reader<'_>) -> Result<GeocoderConfig, ConfigError> {
 }
 
 fn admin(r: &Reader<'_>) -> Result<AdminConfig, ConfigError> {
-    let jwt_secret = r.optional("ADMIN_JWT_SECRET");
-    if let Some(s) = &jwt_secret
-        && s.len() < 32
-    {
-        return Err(r.fail("ADMIN_JWT_SECRET", "<secret>", "at least 32 bytes"));
-    }
-    let hash = r.optional("ADMIN_SEED_PASSWORD_HASH");
-    if let Some(h) = &hash
-        && !(h.starts_with("$2") && h.len() == 60)
-    {
-        return Err(r.fail(
-            "ADMIN_SEED_PASSWORD_HASH",
-            "<secret>",
-            "a bcrypt hash ($2b$…, 60 characters)",
-        ));
-    }
+    let mut unusable = Vec::new();
+    let jwt_secret = r.optional("ADMIN_JWT_SECRET").filter(|s| {
+        let ok = s.len() >= 32;
+        if !ok {
+            unusable.push("ADMIN_JWT_SECRET is shorter than 32 bytes".to_string());
+        }
+        ok
+    });
+    let hash = r.optional("ADMIN_SEED_PASSWORD_HASH").filter(|h| {
+        let ok = h.starts_with("$2") && h.len() == 60;
+        if !ok {
+            unusable.push(
+                "ADMIN_SEED_PASSWORD_HASH is not a bcrypt hash ($2b$…, 60 characters)".to_string(),
+            );
+        }
+        ok
+    });
     Ok(AdminConfig {
         seed_username: r.optional("ADMIN_SEED_USERNAME"),
         seed_password_hash: hash.map(SecretString::from),
         seed_password: secret(r, "ADMIN_SEED_PASSWORD"),
         jwt_secret: jwt_secret.map(SecretString::from),
+        unusable,
     })
 }

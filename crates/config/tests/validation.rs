@@ -70,16 +70,8 @@ fn bad_values_name_their_variable() {
     );
     assert_eq!(failing_var(&[("LLM_BASE_URL", "ftp://x")]), "LLM_BASE_URL");
     assert_eq!(
-        failing_var(&[("ADMIN_JWT_SECRET", "short")]),
-        "ADMIN_JWT_SECRET"
-    );
-    assert_eq!(
         failing_var(&[("ENQUEUE_AUTO_INTERVAL_MIN", "0")]),
         "ENQUEUE_AUTO_INTERVAL_MIN"
-    );
-    assert_eq!(
-        failing_var(&[("ADMIN_SEED_PASSWORD_HASH", "plain")]),
-        "ADMIN_SEED_PASSWORD_HASH"
     );
     assert_eq!(
         failing_var(&[("DATABASE_URL", "not a url")]),
@@ -107,10 +99,31 @@ fn database_urls_are_accepted_in_both_schemes_and_never_echoed() {
 
 #[test]
 fn secrets_are_not_echoed_in_errors() {
-    let err = with(&[("ADMIN_JWT_SECRET", "tooshortsecret")])
-        .unwrap_err()
-        .to_string();
+    let c = with(&[("ADMIN_JWT_SECRET", "tooshortsecret")]).unwrap();
+    let err = c.admin.unusable.join("; ");
     assert!(!err.contains("tooshortsecret"), "{err}");
+}
+
+#[test]
+fn bad_admin_settings_never_stop_a_command_and_say_why() {
+    // Issue 19 point 5 (CONTRACT §2): dropped and noted, not a start failure.
+    let c = with(&[
+        ("ADMIN_JWT_SECRET", "short"),
+        ("ADMIN_SEED_PASSWORD_HASH", "plain"),
+    ])
+    .unwrap();
+    assert!(c.admin.jwt_secret.is_none());
+    assert!(c.admin.seed_password_hash.is_none());
+    let why = c.admin.unusable.join("; ");
+    assert!(
+        why.contains("ADMIN_JWT_SECRET is shorter than 32 bytes"),
+        "{why}"
+    );
+    assert!(
+        why.contains("ADMIN_SEED_PASSWORD_HASH is not a bcrypt hash"),
+        "{why}"
+    );
+    assert!(!why.contains("plain"), "{why}");
 }
 
 #[test]

@@ -10,7 +10,8 @@ use crate::error::{ItemError, JobError};
 use crate::job::{Flow, RunCtl};
 use crate::upstream_time::parse_page_time;
 use bandmap_db::bands::enrich::{
-    Enrichment, QueuedBand, claim_batch, record_failure, release_claims, store,
+    Enrichment, QueuedBand, claim_batch, listed_text, record_failure, release_claims,
+    store_read_after,
 };
 use bandmap_db::bands::upsert::BandInput;
 use bandmap_db::runs::Level;
@@ -96,6 +97,8 @@ async fn enrich_counted(ctl: &mut RunCtl<'_>, band: &QueuedBand) -> Result<(), J
 async fn enrich_one(ctl: &RunCtl<'_>, ma_id: i64) -> Result<bool, ItemError> {
     let c = ctl.crawler;
     let url = c.urls.band_page(ma_id);
+    // Rule 4: an edit listed while the page is read must not be cleared by this store.
+    let listed_before = listed_text(&c.pool, ma_id).await?;
     let html = c.fetch_html(&url).await?;
     let page = parse_band_page(&html).map_err(|e| e.at(&url))?;
     if page.ma_id != ma_id {
@@ -109,7 +112,7 @@ async fn enrich_one(ctl: &RunCtl<'_>, ma_id: i64) -> Result<bool, ItemError> {
     let disco = c.fetch_html(&disco_url).await?;
     let releases = parse_discography(&disco).map_err(|e| e.at(&disco_url))?;
     let enrichment = enrichment(&page, &releases);
-    let report = store(&c.pool, &enrichment).await?;
+    let report = store_read_after(&c.pool, &enrichment, listed_before.as_deref()).await?;
     Ok(report.updated > 0)
 }
 

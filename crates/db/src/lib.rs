@@ -18,6 +18,7 @@ pub mod llm_cache;
 pub mod map_points;
 pub mod migrate;
 pub mod monitoring;
+pub mod provider_pacing;
 pub mod run_owner;
 pub mod runs;
 pub mod triggers;

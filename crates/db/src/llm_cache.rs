@@ -9,14 +9,14 @@
 //! ```ignore
 //! // GET /admin/api/llm — items newest first, `total` and `totals` over the filter.
 //! pub async fn list(db: impl Acquire<'_, Database = Postgres>, filter: &LlmFilter, limit: i64, offset: i64) -> Result<LlmPage>;
-//! //   LlmFilter { model: Option<String>, ma_id: Option<i64>, city_null: Option<bool>,
+//! //   LlmFilter { model: Option<String>, ma_id: Option<i64>, city_null: Option<bool>, malformed: Option<bool>,
 //! //               location_pattern: Option<String> /* ILIKE pattern, `\` escape: use api::extract::contains_pattern */ }
 //! //   LlmPage { items: Vec<LlmCall>, total: i64, totals: LlmTotals { calls: i64, cost_usd: f64 } }
 //! //   LlmCall { id, created_at, ma_id, band_name, location_raw, country, model, extraction,
 //! //             prompt_tokens, completion_tokens, cost_usd: Option<f64>, prompt, response }
 //! // GET /admin/api/geocoding — "llm_models".
 //! pub async fn model_stats(db: impl PgExecutor<'_>) -> Result<Vec<ModelStats>>;
-//! //   ModelStats { model, calls, city_null, cost_usd: f64, prompt_tokens: i64, completion_tokens: i64 }
+//! //   ModelStats { model, calls, city_null, malformed, cost_usd: f64, prompt_tokens: i64, completion_tokens: i64 }
 //! // GET /admin/api/bands/:ma_id — "llm_calls", newest first.
 //! pub async fn for_band(db: impl PgExecutor<'_>, ma_id: i64) -> Result<Vec<LlmCall>>;
 //! pub async fn count(db: impl PgExecutor<'_>) -> Result<i64>;
@@ -77,9 +77,12 @@ pub struct LlmFilter {
     pub model: Option<String>,
     /// Exact band id.
     pub ma_id: Option<i64>,
-    /// Only calls whose extraction has (true) / has not (false) a null city. A row with no
-    /// extraction at all (malformed reply) counts as city null.
+    /// Only calls whose extraction has (true) / has not (false) a null city. Only valid
+    /// extractions are compared: a malformed reply (no extraction) is an error, never
+    /// "city null" (issue 19 point 9); it matches neither value.
     pub city_null: Option<bool>,
+    /// Only malformed replies (true: no valid extraction) / only valid ones (false).
+    pub malformed: Option<bool>,
     /// ILIKE pattern (with `\` as escape) on `location_raw`, e.g. from
     /// `bandmap_api::extract::contains_pattern`.
     pub location_pattern: Option<String>,
@@ -112,8 +115,10 @@ pub struct ModelStats {
     pub model: String,
     /// Calls made with it.
     pub calls: i64,
-    /// Calls whose extraction has no city.
+    /// Calls whose valid extraction has no city (malformed replies excluded).
     pub city_null: i64,
+    /// Malformed replies (billed, no valid extraction): errors, counted apart.
+    pub malformed: i64,
     /// Sum of the finite costs; always finite.
     pub cost_usd: f64,
     /// Sum of prompt tokens.
@@ -215,8 +220,10 @@ fn select_calls() -> String {
 const FILTER_SQL: &str = "($1::text IS NULL OR c.model = $1)
        AND ($2::bigint IS NULL OR c.ma_id = $2)
        AND ($3::boolean IS NULL
-            OR $3 = (c.extraction IS NULL OR jsonb_typeof(c.extraction -> 'city') IS DISTINCT FROM 'string'))
-       AND ($4::text IS NULL OR c.location_raw ILIKE $4 ESCAPE '\\')";
+            OR (c.extraction IS NOT NULL
+                AND $3 = (jsonb_typeof(c.extraction -> 'city') IS DISTINCT FROM 'string')))
+       AND ($4::text IS NULL OR c.location_raw ILIKE $4 ESCAPE '\\')
+       AND ($5::boolean IS NULL OR $5 = (c.extraction IS NULL))";
 
 /// One page of calls (newest first), the number of matches and their totals.
 pub async fn list(
@@ -227,7 +234,7 @@ pub async fn list(
 ) -> Result<LlmPage> {
     let mut conn = db.acquire().await?;
     let items_sql = format!(
-        "{} WHERE {FILTER_SQL} ORDER BY c.created_at DESC, c.id DESC LIMIT $5 OFFSET $6",
+        "{} WHERE {FILTER_SQL} ORDER BY c.created_at DESC, c.id DESC LIMIT $6 OFFSET $7",
         select_calls()
     );
     let items: Vec<LlmCall> = sqlx::query_as(sqlx::AssertSqlSafe(items_sql))
@@ -235,6 +242,7 @@ pub async fn list(
         .bind(filter.ma_id)
         .bind(filter.city_null)
         .bind(&filter.location_pattern)
+        .bind(filter.malformed)
         .bind(limit.max(0))
         .bind(offset.max(0))
         .fetch_all(&mut *conn)
@@ -248,6 +256,7 @@ pub async fn list(
         .bind(filter.ma_id)
         .bind(filter.city_null)
         .bind(&filter.location_pattern)
+        .bind(filter.malformed)
         .fetch_one(&mut *conn)
         .await?;
     Ok(LlmPage {
@@ -277,8 +286,9 @@ pub async fn for_band(db: impl PgExecutor<'_>, ma_id: i64) -> Result<Vec<LlmCall
 pub async fn model_stats(db: impl PgExecutor<'_>) -> Result<Vec<ModelStats>> {
     let sql = format!(
         "SELECT model, count(*) AS calls,
-                count(*) FILTER (WHERE extraction IS NULL
-                    OR jsonb_typeof(extraction -> 'city') IS DISTINCT FROM 'string') AS city_null,
+                count(*) FILTER (WHERE extraction IS NOT NULL
+                    AND jsonb_typeof(extraction -> 'city') IS DISTINCT FROM 'string') AS city_null,
+                count(*) FILTER (WHERE extraction IS NULL) AS malformed,
                 COALESCE(sum(cost) FILTER (WHERE cost IS NOT NULL), 0)::float8 AS cost_usd,
                 COALESCE(sum(prompt_tokens), 0)::bigint AS prompt_tokens,
                 COALESCE(sum(completion_tokens), 0)::bigint AS completion_tokens

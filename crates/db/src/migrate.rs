@@ -43,6 +43,7 @@ pub const MIGRATIONS: &[Migration] = migrations![
     "016_llm.sql",
     "017_geocoder.sql",
     "018_band_search.sql",
+    "019_h1_provider_pacing.sql",
 ];
 
 /// Key of the advisory lock held while migrating ("bandmap" in ASCII).

@@ -15,7 +15,7 @@
 //! transaction ([`RunStatus::trigger_status`]: `done` after success or cancel, `error`
 //! otherwise). A run whose process died is closed `interrupted` by any instance's start
 //! recovery once its owner's lock is gone ([`recover_orphaned`]), or by the admin cleanup
-//! after 30 minutes ([`cleanup_stuck`]); its claimed trigger becomes `error`. Only a
+//! once it made no progress for 30 minutes and has no live owner ([`cleanup_stuck`]); its claimed trigger becomes `error`. Only a
 //! `running` run is ever closed, so the first closer wins and a job that finds its run
 //! closed under it stops without writing ([`Run::abandon`]).
 

@@ -113,11 +113,15 @@ async fn recovery_and_cleanup_close_runs_as_interrupted() {
         .await
         .unwrap();
     let fresh = fresh_run.id();
-    sqlx::query("UPDATE crawl_run SET started_at = now() - interval '2 hours' WHERE id = $1")
-        .bind(old)
-        .execute(p)
-        .await
-        .unwrap();
+    // Stuck: started long ago and silent since (issue 19 point 1).
+    sqlx::query(
+        "UPDATE crawl_run SET started_at = now() - interval '2 hours',
+             updated_at = now() - interval '2 hours' WHERE id = $1",
+    )
+    .bind(old)
+    .execute(p)
+    .await
+    .unwrap();
     // Two claimed triggers without a run: one claimed long ago (its instance could not
     // open the run nor record the failure), one just now (its run is being opened).
     let lost = triggers::create(p, JobType::Incremental, None)
@@ -186,6 +190,68 @@ async fn recovery_and_cleanup_close_runs_as_interrupted() {
         .await
         .unwrap();
     assert_eq!(s, "interrupted");
+}
+
+/// Ages a run: started and last changed `age` ago, its log lines too.
+async fn age_run(p: &sqlx::PgPool, id: i64, age: &str) {
+    sqlx::query(
+        "UPDATE crawl_run SET started_at = now() - $2::interval,
+             updated_at = now() - $2::interval WHERE id = $1",
+    )
+    .bind(id)
+    .bind(age)
+    .execute(p)
+    .await
+    .unwrap();
+    sqlx::query("UPDATE crawl_log SET at = now() - $2::interval WHERE run_id = $1")
+        .bind(id)
+        .bind(age)
+        .execute(p)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn cleanup_closes_only_runs_without_progress_nor_live_owner() {
+    let db = TestDb::new().await;
+    let p = &db.pool;
+    let start = |job| Run::start(p, job, None, None);
+    // Long but still logging: survives.
+    let logging = start(JobType::FullCrawl).await.unwrap();
+    age_run(p, logging.id(), "3 hours").await;
+    logging.log(Level::Info, "page 812").await.unwrap();
+    // Long but its counters just moved: survives.
+    let counting = start(JobType::Enrich).await.unwrap();
+    age_run(p, counting.id(), "3 hours").await;
+    counting.write_stats(&json!({"done": 5})).await.unwrap();
+    // Silent, but its owner's lock is held by a live session: survives.
+    let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(&db.url)
+        .await
+        .unwrap();
+    assert!(runs::try_lock_owner(&mut conn, 4242).await.unwrap());
+    let owner = runs::Owner {
+        name: "live".into(),
+        lock: 4242,
+    };
+    let owned = Run::start(p, JobType::Incremental, None, Some(&owner))
+        .await
+        .unwrap();
+    age_run(p, owned.id(), "3 hours").await;
+    // Silent with a dead owner (lock held by nobody): closed.
+    let dead = runs::Owner {
+        name: "dead".into(),
+        lock: 4343,
+    };
+    let silent = Run::start(p, JobType::GeocoderEnqueue, None, Some(&dead))
+        .await
+        .unwrap();
+    silent.log(Level::Info, "scan started").await.unwrap();
+    age_run(p, silent.id(), "45 minutes").await;
+    assert_eq!(runs::cleanup_stuck(p, "stuck").await.unwrap(), 1);
+    for alive in [logging.id(), counting.id(), owned.id()] {
+        assert!(runs::still_running(p, alive).await.unwrap(), "run {alive}");
+    }
+    assert!(!runs::still_running(p, silent.id()).await.unwrap());
 }
 
 #[tokio::test]

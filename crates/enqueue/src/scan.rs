@@ -90,8 +90,10 @@ async fn close(run: Run, report: &mut ScanReport, end: End) -> Result<(), Enqueu
             RunStatus::Cancelled,
             Some("cancelled at the admin's request"),
         ),
+        // One rule for every service (issue 19 point 8, CONTRACT §3): a run ended by a
+        // shutdown did not finish on its own, so it is `interrupted`, its text saying why.
         End::Shutdown => (
-            RunStatus::Error,
+            RunStatus::Interrupted,
             Some("interrupted by shutdown; the next scan continues with the bands left"),
         ),
         End::ClosedElsewhere => {
@@ -240,3 +242,6 @@ async fn log_skips(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;

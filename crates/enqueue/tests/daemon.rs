@@ -219,11 +219,13 @@ async fn a_cancel_request_is_honoured_and_recorded() {
 async fn batch_primary_sync_follows_rule_19() {
     let db = TestDb::new().await;
     let p = &db.pool;
-    for id in [1, 2, 3] {
+    for id in [1, 2, 3, 4, 5] {
         band(p, id, Some("Norway"), Some("NO"), Some("x")).await;
     }
     // Band 1: later step done first by id, origin step done → origin wins.
-    // Band 2: a manual override (-1) beats the origin. Band 3: nothing located → cleared.
+    // Band 2: a manual override (-1) of a later step never beats the origin (issue 19
+    // point 3); an override of an origin row does (band 4). Band 3: nothing located →
+    // cleared. Band 5: only a later step located → no point.
     sqlx::raw_sql(
         "INSERT INTO band_locations (ma_id, step_order, parsed_step, location_raw, geocode_status, lat, lon) VALUES
            (1, 1, 1, 'Later', 'done', 10, 10),
@@ -231,26 +233,46 @@ async fn batch_primary_sync_follows_rule_19() {
            (1, 0, 0, 'Origin2', 'done', 25, 25),
            (2, 0, 0, 'Origin', 'done', 30, 30),
            (2, -1, 1, 'Manual', 'done', 40, 40),
-           (3, 0, 0, 'Pending', 'pending', NULL, NULL);
+           (3, 0, 0, 'Pending', 'pending', NULL, NULL),
+           (4, 0, 0, 'Origin', 'done', 50, 50),
+           (4, -1, 0, 'Fixed', 'done', 55, 55),
+           (5, 0, 0, 'Unlocated', 'error', NULL, NULL),
+           (5, 1, 1, 'Later', 'done', 60, 60);
          UPDATE bands SET lat = 1, lon = 1 WHERE ma_id = 3;",
     )
     .execute(p)
     .await
     .unwrap();
     let mut conn = p.acquire().await.unwrap();
-    let changed = sync_primary_points(&mut conn, &[1, 2, 3, 3]).await.unwrap();
-    assert_eq!(changed, 3);
+    let changed = sync_primary_points(&mut conn, &[1, 2, 3, 3, 4, 5])
+        .await
+        .unwrap();
+    assert_eq!(changed, 4);
     let points: Vec<(i64, Option<f64>)> =
         sqlx::query_as("SELECT ma_id, lat FROM bands ORDER BY ma_id")
             .fetch_all(p)
             .await
             .unwrap();
-    assert_eq!(points, [(1, Some(20.0)), (2, Some(40.0)), (3, None)]);
+    assert_eq!(
+        points,
+        [
+            (1, Some(20.0)),
+            (2, Some(30.0)),
+            (3, None),
+            (4, Some(55.0)),
+            (5, None)
+        ]
+    );
     // Same answer as the one-band function, and nothing left to change.
-    for id in [1, 2, 3] {
+    for id in [1, 2, 3, 4, 5] {
         sync_primary_point(&mut conn, id).await.unwrap();
     }
-    assert_eq!(sync_primary_points(&mut conn, &[1, 2, 3]).await.unwrap(), 0);
+    assert_eq!(
+        sync_primary_points(&mut conn, &[1, 2, 3, 4, 5])
+            .await
+            .unwrap(),
+        0
+    );
     assert_eq!(sync_primary_points(&mut conn, &[]).await.unwrap(), 0);
 }
 

@@ -6,6 +6,7 @@
 //! stripped of their URL).
 
 use crate::limiter::Limiter;
+use crate::pacing::SharedPacing;
 use crate::place::ProviderQuery;
 use bandmap_time::Backoff;
 use secrecy::{ExposeSecret, SecretString};
@@ -37,6 +38,8 @@ pub(crate) struct Geoapify {
     endpoint: Url,
     key: SecretString,
     limiter: Arc<Limiter>,
+    /// Spacing across processes (rule 14 with several processes on one key).
+    pacing: Option<SharedPacing>,
     retry_base: Duration,
 }
 
@@ -67,8 +70,15 @@ impl Geoapify {
             endpoint,
             key,
             limiter,
+            pacing: None,
             retry_base,
         })
+    }
+
+    /// The same client, also paced across processes through the database.
+    pub(crate) fn with_pacing(mut self, pacing: SharedPacing) -> Geoapify {
+        self.pacing = Some(pacing);
+        self
     }
 
     fn url(&self, q: &ProviderQuery, limit: u32) -> Url {
@@ -105,7 +115,13 @@ impl Geoapify {
         let url = self.url(q, limit);
         let mut attempt = 0;
         loop {
-            let (result, retry_after) = self.limiter.run(self.call_once(url.clone())).await;
+            let call = async {
+                match &self.pacing {
+                    Some(p) => p.paced(self.call_once(url.clone())).await,
+                    None => self.call_once(url.clone()).await,
+                }
+            };
+            let (result, retry_after) = self.limiter.run(call).await;
             match result {
                 Err(CallError::Transient(e)) if attempt < RETRIES => {
                     let backoff = retry_after.map_or_else(

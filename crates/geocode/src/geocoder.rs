@@ -5,6 +5,7 @@
 use crate::cache::{self, Answer};
 use crate::geoapify::{CallError, Geoapify, candidates};
 use crate::limiter::Limiter;
+use crate::pacing::SharedPacing;
 use crate::place::{PlaceQuery, ProviderQuery};
 use crate::resolution::{Resolution, Resolved, accept};
 use crate::{GAZETTEER_PROVIDER, GEOAPIFY_PROVIDER, GeocodeError};
@@ -73,8 +74,10 @@ impl Geocoder {
             ),
             (GeocoderProvider::Geoapify, Some(key)) => {
                 let limiter = Arc::new(Limiter::new(cfg.min_delay, cfg.min_jitter));
+                let pacing = SharedPacing::new(pool.clone(), GEOAPIFY_PROVIDER, key, cfg.min_delay);
                 let client = Geoapify::new(&cfg.base_url, key.clone(), limiter, retry_base)
-                    .map_err(GeocodeError::Client)?;
+                    .map_err(GeocodeError::Client)?
+                    .with_pacing(pacing);
                 (Some(client), ProviderStatus::Ready)
             }
         };

@@ -14,6 +14,7 @@ mod error;
 mod geoapify;
 mod geocoder;
 mod limiter;
+mod pacing;
 mod place;
 mod resolution;
 mod worker;

@@ -410,6 +410,26 @@ async fn without_a_provider_the_gazetteer_still_runs_and_other_rows_wait() {
 }
 
 #[tokio::test]
+async fn without_a_provider_an_undecided_row_goes_to_the_llm_when_one_is_configured() {
+    // Issue 19 point 7: GEOCODER_PROVIDER=none (or no key) and the gazetteer cannot decide.
+    let db = bandmap_test_support::TestDb::new().await;
+    let geo = FakeGeoapify::start().await;
+    let mut cfg = config(&geo);
+    cfg.provider = bandmap_config::GeocoderProvider::None;
+    let w = worker(&db.pool, &cfg, Some(tiny_gazetteer())).with_llm(true);
+    let other = row(&db.pool, 2, 0, "Neustadt", &[], "Germany", "DE").await;
+    assert_eq!(run_once(&w).await, Outcome::LlmNeeded { id: other });
+    let s = state(&db.pool, other).await;
+    assert_eq!(s.geocode_status, "llm_needed");
+    let err = s.error.unwrap();
+    assert!(
+        err.starts_with("no provider (GEOCODER_PROVIDER=none)"),
+        "{err}"
+    );
+    assert_eq!(geo.call_count(), 0);
+}
+
+#[tokio::test]
 async fn a_requeued_country_only_row_returns_to_country_only_without_a_provider_call() {
     let db = bandmap_test_support::TestDb::new().await;
     let geo = FakeGeoapify::start().await;

@@ -204,33 +204,44 @@ async fn the_primary_point_is_the_origin_step_and_a_manual_override_wins() {
     let w = worker(&db.pool, &config(&geo), None);
 
     assert!(matches!(run_once(&w).await, Outcome::Done { id, .. } if id == later));
-    assert_eq!(
-        band_point(&db.pool, 7).await,
-        (Some(59.91), Some(10.75), Some(later))
-    );
+    // A later step never stands in for step 0 (issue 19 point 3): no point yet.
+    assert_eq!(band_point(&db.pool, 7).await, (None, None, None));
     assert!(matches!(run_once(&w).await, Outcome::Done { id, .. } if id == origin));
     assert_eq!(
         band_point(&db.pool, 7).await,
         (Some(60.39), Some(5.32), Some(origin))
     );
 
-    // An admin override (-1) on the later row wins over step 0 …
-    let mut tx = db.pool.begin().await.unwrap();
-    sqlx::query("UPDATE band_locations SET step_order = -1, lat = 59.0, lon = 10.0, provider = 'manual' WHERE id = $1")
-        .bind(later)
-        .execute(&mut *tx)
-        .await
-        .unwrap();
-    bandmap_db::band_locations::primary::sync_primary_point(&mut tx, 7)
-        .await
-        .unwrap();
-    tx.commit().await.unwrap();
+    // An admin override (-1) on the later row does not outrank step 0 …
+    let override_row = |id: i64, lat: f64| {
+        let pool = db.pool.clone();
+        async move {
+            let mut tx = pool.begin().await.unwrap();
+            sqlx::query("UPDATE band_locations SET step_order = -1, lat = $2, lon = 10.0, provider = 'manual' WHERE id = $1")
+                .bind(id)
+                .bind(lat)
+                .execute(&mut *tx)
+                .await
+                .unwrap();
+            bandmap_db::band_locations::primary::sync_primary_point(&mut tx, 7)
+                .await
+                .unwrap();
+            tx.commit().await.unwrap();
+        }
+    };
+    override_row(later, 58.0).await;
+    assert_eq!(
+        band_point(&db.pool, 7).await,
+        (Some(60.39), Some(5.32), Some(origin))
+    );
+    // … an override of the origin row wins …
+    override_row(origin, 59.0).await;
     // … and keeps winning when the worker finishes another step 0 row of the band.
     let third = row(&db.pool, 7, 0, "Stavanger", &[], "Norway", "NO").await;
     assert!(matches!(run_once(&w).await, Outcome::Done { id, .. } if id == third));
     assert_eq!(
         band_point(&db.pool, 7).await,
-        (Some(59.0), Some(10.0), Some(later))
+        (Some(59.0), Some(10.0), Some(origin))
     );
 
     // mark_done (the LLM worker's path) never overwrites the manual override.
@@ -242,8 +253,8 @@ async fn the_primary_point_is_the_origin_step_and_a_manual_override_wins() {
         granularity: "city".into(),
         query: "x".into(),
     };
-    mark_done(&db.pool, later, &r).await.unwrap();
-    assert_eq!(state(&db.pool, later).await.lat, Some(59.0));
+    mark_done(&db.pool, origin, &r).await.unwrap();
+    assert_eq!(state(&db.pool, origin).await.lat, Some(59.0));
 }
 
 #[tokio::test]

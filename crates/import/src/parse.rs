@@ -88,6 +88,19 @@ fn text(
     Ok(Some(cleaned).filter(|s| !s.is_empty()))
 }
 
+/// Imports keep the crawl's scope (SPEC §3, issue 19 "Also"): a band whose country (by its
+/// code, else its name, as the crawler judges a listed row) is not European is refused like
+/// any invalid record, so nothing is written. A band with neither is accepted (a partial
+/// update of a known band).
+fn european(code: Option<&str>, name: Option<&str>) -> Result<(), String> {
+    match code.or(name) {
+        Some(c) if !bandmap_location::countries::is_european(c) => Err(format!(
+            "country {c} is not European: the map keeps European bands only, as the crawl"
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn validate(b: BandInput, max_year: i32) -> Result<BandInput, String> {
     if b.ma_id <= 0 {
         return Err("ma_id must be a positive integer".into());
@@ -113,10 +126,12 @@ fn validate(b: BandInput, max_year: i32) -> Result<BandInput, String> {
     {
         return Err("url must start with http:// or https://".into());
     }
+    let country = text("country", b.country, 100, false)?;
+    european(country_code.as_deref(), country.as_deref())?;
     Ok(BandInput {
         ma_id: b.ma_id,
         name,
-        country: text("country", b.country, 100, false)?,
+        country,
         country_code,
         location_text: text("location_text", b.location_text, 1000, false)?,
         genre: text("genre", b.genre, 300, false)?,
@@ -144,6 +159,25 @@ mod tests {
         assert_eq!(a[1].country_code.as_deref(), Some("NO"));
         assert_eq!(b[1].name, "B");
         assert!(parse_bands(b"", 2027).unwrap().is_empty());
+    }
+
+    #[test]
+    fn non_european_bands_are_refused_like_the_crawl_filters_them() {
+        for body in [
+            &br#"{"ma_id": 1, "name": "Slayer", "country_code": "US"}"#[..],
+            &br#"{"ma_id": 1, "name": "Sepultura", "country": "Brazil"}"#[..],
+            &br#"{"ma_id": 1, "name": "X", "country": "International"}"#[..],
+        ] {
+            let e = parse_bands(body, 2030).unwrap_err();
+            assert!(e.to_string().contains("not European"), "{e}");
+        }
+        for body in [
+            &br#"{"ma_id": 1, "name": "Mayhem", "country_code": "no"}"#[..],
+            &br#"{"ma_id": 1, "name": "Bathory", "country": "Sweden"}"#[..],
+            &br#"{"ma_id": 1, "name": "Partial"}"#[..],
+        ] {
+            assert!(parse_bands(body, 2030).is_ok());
+        }
     }
 
     #[test]

@@ -115,6 +115,7 @@ async fn filters_model_band_city_null_and_literal_pattern() {
         model: model.map(str::to_string),
         ma_id,
         city_null,
+        malformed: None,
         location_pattern: pat.map(str::to_string),
     };
     let total = |p: llm_cache::LlmPage| (p.total, p.items.len() as i64);
@@ -248,7 +249,11 @@ async fn every_call_of_one_key_is_its_own_row_and_counts_in_the_totals() {
     );
     let stats = llm_cache::model_stats(&db.pool).await.unwrap();
     assert_eq!(stats.len(), 1);
-    assert_eq!((stats[0].calls, stats[0].city_null), (3, 1));
+    // Issue 19 point 9: the malformed reply is an error counted apart, not "city null".
+    assert_eq!(
+        (stats[0].calls, stats[0].city_null, stats[0].malformed),
+        (3, 0, 1)
+    );
     assert_eq!(stats[0].prompt_tokens, 300);
     assert_eq!(stats[0].cost_usd, 0.875);
     assert_eq!(llm_cache::count(&db.pool).await.unwrap(), 3);

@@ -213,7 +213,12 @@ export function mount(root, params) {
     ));
 
     // LLM calls
-    wrap.append(h('h3', null, `Appels LLM (${calls.length})`));
+    const callsTotal = Number.isFinite(data?.llm_calls_total) ? data.llm_calls_total : calls.length;
+    wrap.append(h('h3', null, `Appels LLM (${callsTotal})`));
+    if (callsTotal > calls.length) {
+      wrap.append(h('p', { class: 'muted' }, `Les ${calls.length} plus récents sont affichés. `,
+        h('a', { href: `#/llm?ma_id=${encodeURIComponent(String(maId))}` }, 'Voir tous les appels')));
+    }
     if (!calls.length) wrap.append(h('p', { class: 'muted' }, 'Aucun.'));
     for (const c of calls) wrap.append(llmCallDetails(c));
 

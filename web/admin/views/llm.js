@@ -1,4 +1,4 @@
-// LLM & coûts: LLM calls (filters model, ma_id, city_null, q), totals, per-model table.
+// LLM & coûts: LLM calls (filters model, ma_id, city_null, malformed, q), totals, per-model table.
 import { api } from '../api.js';
 import { h, fmtNum, fmtDate, fmtText, fmtCost, table, field, select, kvList } from '../dom.js';
 import { navigate, formParams } from '../router.js';
@@ -30,6 +30,7 @@ export function mount(root, params) {
     h('datalist', { id: 'llm-model-list' }),
     field('ma_id', h('input', { id: 'llm-ma_id', name: 'ma_id', value: state.ma_id || '', inputmode: 'numeric', pattern: '[0-9]*' })),
     field('Sans ville trouvée', select('city_null', [['', 'indifférent'], ['true', 'oui'], ['false', 'non']], state.city_null, { id: 'llm-city_null' })),
+    field('Réponse invalide', select('malformed', [['', 'indifférent'], ['true', 'oui'], ['false', 'non']], state.malformed, { id: 'llm-malformed' })),
     field('Lieu contient', h('input', { id: 'llm-q', name: 'q', type: 'search', value: state.q || '', maxlength: '100' })),
     h('div', { class: 'field actions' },
       h('button', { type: 'submit', class: 'primary', id: 'llm-submit' }, 'Filtrer'),
@@ -71,6 +72,7 @@ export function mount(root, params) {
           { label: 'Modèle', render: (m) => h('a', { href: `#/llm?model=${encodeURIComponent(m.model ?? '')}` }, fmtText(m.model)) },
           { label: 'Appels', render: (m) => fmtNum(m.calls), className: 'num' },
           { label: 'Sans ville trouvée', render: (m) => fmtNum(m.city_null), className: 'num' },
+          { label: 'Réponses invalides', render: (m) => fmtNum(m.malformed), className: 'num' },
           { label: 'Jetons prompt', render: (m) => fmtNum(m.prompt_tokens), className: 'num' },
           { label: 'Jetons réponse', render: (m) => fmtNum(m.completion_tokens), className: 'num' },
           { label: 'Coût', render: (m) => fmtCost(m.cost_usd), className: 'num' },

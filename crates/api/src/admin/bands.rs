@@ -75,14 +75,16 @@ pub async fn get_band(
     let band = db::band_detail(&state.pool, ma_id)
         .await?
         .ok_or_else(|| unknown_band(ma_id))?;
-    let (locations, calls) = tokio::try_join!(
+    let (locations, calls, llm_calls_total) = tokio::try_join!(
         db::locations(&state.pool, ma_id),
-        db::llm_calls(&state.pool, ma_id)
+        db::llm_calls(&state.pool, ma_id),
+        db::llm_calls_total(&state.pool, ma_id)
     )?;
     Ok(axum::Json(BandDetailResponse {
         band: band.into(),
         locations: locations.into_iter().map(Into::into).collect(),
         llm_calls: calls.into_iter().map(Into::into).collect(),
+        llm_calls_total,
     }))
 }
 

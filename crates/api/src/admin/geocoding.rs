@@ -49,8 +49,10 @@ pub struct ModelItem {
     pub model: String,
     /// Calls.
     pub calls: i64,
-    /// Calls whose extraction gave no city.
+    /// Calls whose valid extraction gave no city (malformed replies excluded).
     pub city_null: i64,
+    /// Malformed replies (no valid extraction): errors, counted apart from `city_null`.
+    pub malformed: i64,
     /// Total cost in USD (NaN rows ignored).
     pub cost_usd: Option<f64>,
     /// Prompt tokens.
@@ -65,6 +67,7 @@ impl From<ModelStats> for ModelItem {
             model: m.model,
             calls: m.calls,
             city_null: m.city_null,
+            malformed: m.malformed,
             cost_usd: finite(m.cost_usd),
             prompt_tokens: m.prompt_tokens,
             completion_tokens: m.completion_tokens,
@@ -133,9 +136,13 @@ pub struct LlmQuery {
     /// Band id.
     #[param(value_type = Option<i64>)]
     ma_id: Option<String>,
-    /// true: only calls whose extraction has no city; false: only calls with a city.
+    /// true: only calls whose valid extraction has no city; false: only calls with a city.
+    /// Malformed replies match neither (see `malformed`).
     #[param(value_type = Option<bool>)]
     city_null: Option<String>,
+    /// true: only malformed replies (no valid extraction); false: only valid ones.
+    #[param(value_type = Option<bool>)]
+    malformed: Option<String>,
     /// Case-insensitive substring of the place sent (wildcards literal, truncated to 100).
     q: Option<String>,
     /// Page size (default 50, max 500).
@@ -236,6 +243,7 @@ pub async fn llm_calls(
         model: crate::filter_text::bounded("model", q.model.as_deref())?,
         ma_id: params::int("ma_id", q.ma_id.as_deref())?,
         city_null: params::boolean("city_null", q.city_null.as_deref())?,
+        malformed: params::boolean("malformed", q.malformed.as_deref())?,
         location_pattern: crate::filter_text::text(q.q.as_deref())
             .map(|t| contains_pattern(&t, 100)),
     };

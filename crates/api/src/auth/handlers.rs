@@ -67,9 +67,13 @@ pub async fn login(
         && (admin.seed_password.is_some() || admin.seed_password_hash.is_some());
     let Some(secret) = admin.jwt_secret.as_ref().filter(|_| configured) else {
         lockout::record_failure(&state.pool, &username, ip.as_deref(), now).await?;
-        return Err(ApiError::Unauthorized(
-            "admin authentication is not configured (ADMIN_SEED_* and ADMIN_JWT_SECRET)".into(),
-        ));
+        let mut message =
+            "admin authentication is not configured (ADMIN_SEED_* and ADMIN_JWT_SECRET)"
+                .to_string();
+        if !admin.unusable.is_empty() {
+            message = format!("{message}: {}", admin.unusable.join("; "));
+        }
+        return Err(ApiError::Unauthorized(message));
     };
     let attempt_id =
         match lockout::begin_attempt(&state.pool, &username, ip.as_deref(), now).await? {

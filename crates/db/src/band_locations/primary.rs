@@ -1,7 +1,9 @@
-//! The band's denormalised primary point (rule 19): the point of its origin step, chosen by
-//! `step_order` ascending then `id` ascending among the rows that have coordinates. A manual
-//! override (`step_order = -1`) therefore comes first: the admin's correction wins. It is
-//! never "the latest location".
+//! The band's denormalised primary point (rule 19): the point of its origin step
+//! (`parsed_step = 0`), or none. Among the origin step's located rows it is chosen by
+//! `step_order` ascending then `id` ascending, so an admin's override of an origin row
+//! (`step_order = -1`) wins over the other origin rows. A later step's row never gives the
+//! point, not even while step 0 is unlocated nor when an admin corrected it by hand
+//! (issue 19 point 3). It is never "the latest location".
 
 use crate::Result;
 use sqlx::PgConnection;
@@ -13,7 +15,7 @@ pub async fn sync_primary_point(conn: &mut PgConnection, ma_id: i64) -> Result<(
         "WITH origin AS (
              SELECT id, lat, lon, geocode_status, provider, confidence
              FROM band_locations
-             WHERE ma_id = $1 AND lat IS NOT NULL AND lon IS NOT NULL
+             WHERE ma_id = $1 AND parsed_step = 0 AND lat IS NOT NULL AND lon IS NOT NULL
                AND geocode_status IN ('done', 'country_only')
              ORDER BY step_order ASC, id ASC
              LIMIT 1
@@ -34,9 +36,9 @@ pub async fn sync_primary_point(conn: &mut PgConnection, ma_id: i64) -> Result<(
     Ok(())
 }
 
-/// [`sync_primary_point`] for many bands in one statement (same rule-19 ordering: per band,
-/// `step_order` ascending then `id` ascending among the located `done`/`country_only`
-/// rows). A band with no such row has its point cleared. Returns how many bands changed.
+/// [`sync_primary_point`] for many bands in one statement (same rule-19 choice: per band,
+/// among the origin step's located `done`/`country_only` rows, `step_order` ascending then
+/// `id` ascending). A band with no such row has its point cleared. Returns how many bands changed.
 pub async fn sync_primary_points(conn: &mut PgConnection, ma_ids: &[i64]) -> Result<u64> {
     if ma_ids.is_empty() {
         return Ok(0);
@@ -47,7 +49,7 @@ pub async fn sync_primary_points(conn: &mut PgConnection, ma_ids: &[i64]) -> Res
          ), origin AS (
              SELECT DISTINCT ON (ma_id) ma_id, id, lat, lon, geocode_status, provider, confidence
              FROM band_locations
-             WHERE ma_id = ANY($1) AND lat IS NOT NULL AND lon IS NOT NULL
+             WHERE ma_id = ANY($1) AND parsed_step = 0 AND lat IS NOT NULL AND lon IS NOT NULL
                AND geocode_status IN ('done', 'country_only')
              ORDER BY ma_id, step_order ASC, id ASC
          )

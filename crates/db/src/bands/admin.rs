@@ -9,7 +9,9 @@ mod fields;
 mod list;
 pub mod search;
 
-pub use detail::{BandDetail, BandLlmCall, BandLocation, band_detail, llm_calls, locations};
+pub use detail::{
+    BandDetail, BandLlmCall, BandLocation, band_detail, llm_calls, llm_calls_total, locations,
+};
 pub use edit::{
     Audit, ConflictAction, CountryCodeOf, ResolveOutcome, patch_band, resolve_conflict,
 };

@@ -288,16 +288,50 @@ pub struct Enrichment {
     pub created_at: Option<DateTime<Utc>>,
 }
 
-/// Stores one enrichment atomically (see the module header).
+/// Stores one enrichment atomically (see the module header); clears `enrich_pending`
+/// unconditionally. The crawler uses [`store_read_after`], which keeps an edit listed while
+/// the page was being read.
 pub async fn store(
     db: impl Acquire<'_, Database = Postgres>,
     e: &Enrichment,
+) -> Result<UpsertReport> {
+    store_guarded(db, e, None).await
+}
+
+/// The band's listed modification text (`ma_modified_text`), read just before its page is
+/// fetched, for [`store_read_after`].
+pub async fn listed_text(db: impl PgExecutor<'_>, ma_id: i64) -> Result<Option<String>> {
+    Ok(
+        sqlx::query_scalar("SELECT ma_modified_text FROM bands WHERE ma_id = $1")
+            .bind(ma_id)
+            .fetch_optional(db)
+            .await?
+            .flatten(),
+    )
+}
+
+/// [`store`] for a page read after `listed_before` ([`listed_text`]) was read. When the
+/// `modified` list recorded another text meanwhile (rule 4 ran during the fetch), the page
+/// may predate that edit: `enrich_pending` is left raised (raised even for a band that was
+/// never enriched), so the edit is read at the next enrichment instead of being lost.
+pub async fn store_read_after(
+    db: impl Acquire<'_, Database = Postgres>,
+    e: &Enrichment,
+    listed_before: Option<&str>,
+) -> Result<UpsertReport> {
+    store_guarded(db, e, Some(listed_before)).await
+}
+
+async fn store_guarded(
+    db: impl Acquire<'_, Database = Postgres>,
+    e: &Enrichment,
+    listed_before: Option<Option<&str>>,
 ) -> Result<UpsertReport> {
     let mut tx = db.begin().await?;
     let report = upsert_in(&mut tx, std::slice::from_ref(&e.fields)).await?;
     sqlx::query(
         "UPDATE bands SET band_page = $2, enriched = TRUE, crawled_at = now(), crawled_hash = $3,
-                enrich_pending = FALSE,
+                enrich_pending = ($6 AND ma_modified_text IS DISTINCT FROM $7),
                 ma_modified_at = COALESCE(ma_modified_at, $4),
                 ma_created_at = COALESCE(ma_created_at, $5)
          WHERE ma_id = $1",
@@ -307,6 +341,8 @@ pub async fn store(
     .bind(&e.crawled_hash)
     .bind(e.modified_at)
     .bind(e.created_at)
+    .bind(listed_before.is_some())
+    .bind(listed_before.flatten())
     .execute(&mut *tx)
     .await?;
     sqlx::query("DELETE FROM enrich_failures WHERE ma_id = $1")

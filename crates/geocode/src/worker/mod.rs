@@ -107,6 +107,9 @@ pub struct Worker {
     started: std::time::Instant,
     /// Time a batch may spend on provider calls ([`BATCH_BUDGET`]).
     batch_budget: Duration,
+    /// An LLM worker is configured (`LLM_API_KEY` set): a row nothing here can decide goes
+    /// to it (`llm_needed`) instead of waiting for a provider (issue 19 point 7).
+    llm_configured: bool,
 }
 
 impl Worker {
@@ -123,7 +126,19 @@ impl Worker {
             geocoder,
             started: std::time::Instant::now(),
             batch_budget: BATCH_BUDGET,
+            llm_configured: false,
         }
+    }
+
+    /// The same worker, told whether an LLM worker is configured ([`Worker::llm_configured`]).
+    pub fn with_llm(mut self, configured: bool) -> Worker {
+        self.llm_configured = configured;
+        self
+    }
+
+    /// Whether a row no resolver here can decide is handed to the LLM worker.
+    pub fn llm_configured(&self) -> bool {
+        self.llm_configured
     }
 
     /// The same worker with another batch budget (tests: a budget already spent).
@@ -281,6 +296,11 @@ async fn exit(
         Resolution::Fatal { error } => {
             exits::mark_error(pool, &claim, &error).await?;
             Outcome::Error { id, message: error }
+        }
+        // No provider and the gazetteer could not decide: the LLM reads the row when one
+        // is configured; otherwise the row waits, its reason shown.
+        Resolution::Unavailable { reason } if ctx.llm_configured => {
+            failed(pool, row, &reason, true).await?
         }
         Resolution::Unavailable { reason } => {
             let text = format!("{WAIT_PREFIX}{reason}");

@@ -40,14 +40,15 @@ pub async fn run_with_geocoder(
     geocoder: Geocoder,
     shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
-    let worker = Worker::with_geocoder(pool.clone(), geocoder);
+    let worker =
+        Worker::with_geocoder(pool.clone(), geocoder).with_llm(config.llm.api_key.is_some());
     tracing::info!(
         provider = ?worker.geocoder.provider_status(),
         gazetteer = ?worker.geocoder.gazetteer_size(),
         "geocoder started"
     );
     repair(&pool).await;
-    if worker.geocoder.provider_status() == ProviderStatus::Ready {
+    if worker.geocoder.provider_status() == ProviderStatus::Ready || worker.llm_configured() {
         wake_waiting(&pool).await;
     }
 
@@ -116,7 +117,7 @@ async fn repair(pool: &PgPool) {
     }
 }
 
-/// With a provider now configured, rows that were waiting for one are due at once.
+/// With a provider (or an LLM) now configured, rows that were waiting for one are due at once.
 async fn wake_waiting(pool: &PgPool) {
     match upkeep::wake_waiting(pool, WAIT_PREFIX).await {
         Ok(0) => {}

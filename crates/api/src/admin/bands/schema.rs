@@ -237,6 +237,9 @@ impl From<db::BandLlmCall> for BandLlmCallRow {
 pub struct BandDetailResponse {
     pub band: Band,
     pub locations: Vec<BandLocationRow>,
-    /// Newest first, at most 200.
+    /// Newest first, at most 200 (`llm_calls_total` says how many there are; every one is
+    /// listed, paged, by `GET /admin/api/llm?ma_id=`).
     pub llm_calls: Vec<BandLlmCallRow>,
+    /// The band's LLM calls in all, so the cap of `llm_calls` is never silent.
+    pub llm_calls_total: i64,
 }

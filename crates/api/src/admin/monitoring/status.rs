@@ -1,16 +1,41 @@
 //! `GET /admin/api/live` (what runs now), `GET /admin/api/health` (heartbeat rows with
 //! `stale` computed in SQL, rule 24) and `GET /admin/api/crawl-checkpoints`.
 
-use super::shapes::{HealthItem, RunItem, StatusCounts, TriggerItem};
+use super::shapes::{HealthItem, ListPage, RunItem, StatusCounts, TriggerItem};
 use crate::error::{ApiError, ErrorBody};
+use crate::extract::Page;
 use crate::state::AppState;
 use axum::Json;
-use axum::extract::State;
+use axum::extract::{Query, State};
 use bandmap_db::runs::TriggerStatus;
 use bandmap_db::{catalogue_stats, checkpoints, geocoding_stats, monitoring};
 use chrono::{DateTime, Utc};
-use serde::Serialize;
-use utoipa::ToSchema;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+/// Paging of the two short lists (`health`, `crawl-checkpoints`): CONTRACT §4's list shape.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ShortListQuery {
+    /// Page size (default 50, max 500).
+    #[param(value_type = Option<i64>, minimum = 0)]
+    limit: Option<String>,
+    /// Rows to skip.
+    #[param(value_type = Option<i64>, minimum = 0)]
+    offset: Option<String>,
+}
+
+/// The page `page` of a complete (short) list, as CONTRACT §4's `{items,total,limit,offset}`.
+fn page_of<T>(rows: Vec<T>, page: Page) -> ListPage<T> {
+    let total = i64::try_from(rows.len()).unwrap_or(i64::MAX);
+    let skip = usize::try_from(page.offset).unwrap_or(usize::MAX);
+    let take = usize::try_from(page.limit).unwrap_or(0);
+    ListPage::from_rows(
+        rows.into_iter().skip(skip).take(take).collect(),
+        total,
+        page,
+    )
+}
 
 /// Geocoder state of the live view: rows per status plus recent throughput.
 #[derive(Debug, Serialize, ToSchema)]
@@ -62,15 +87,23 @@ pub async fn live(State(state): State<AppState>) -> Result<Json<Live>, ApiError>
     }))
 }
 
-/// Heartbeat rows of the background services, a bare JSON array ordered by service.
-#[utoipa::path(get, path = "/health", tag = "admin-monitoring", security(("session" = [])),
+/// Heartbeat rows of the background services, ordered by service, as a list page
+/// (CONTRACT §4, issue 19 point 10).
+#[utoipa::path(get, path = "/health", tag = "admin-monitoring", params(ShortListQuery),
+    security(("session" = [])),
     responses(
         (status = 200, description = "one row per service that ever wrote a heartbeat",
-         body = Vec<HealthItem>),
+         body = ListPage<HealthItem>),
+        (status = 400, description = "bad parameter", body = ErrorBody),
         (status = 401, description = "no session", body = ErrorBody)))]
-pub async fn health(State(state): State<AppState>) -> Result<Json<Vec<HealthItem>>, ApiError> {
+pub async fn health(
+    State(state): State<AppState>,
+    Query(q): Query<ShortListQuery>,
+) -> Result<Json<ListPage<HealthItem>>, ApiError> {
+    let page = Page::parse(q.limit.as_deref(), q.offset.as_deref())?;
     let rows = monitoring::health(&state.pool).await?;
-    Ok(Json(rows.into_iter().map(Into::into).collect()))
+    let items: Vec<HealthItem> = rows.into_iter().map(Into::into).collect();
+    Ok(Json(page_of(items, page)))
 }
 
 /// A crawl checkpoint.
@@ -84,29 +117,26 @@ pub struct CheckpointItem {
     pub updated_at: DateTime<Utc>,
 }
 
-/// `GET /admin/api/crawl-checkpoints`.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct Checkpoints {
-    /// Every checkpoint, by key.
-    pub items: Vec<CheckpointItem>,
-}
-
-/// Read-only list of the crawl checkpoints.
+/// Read-only list of the crawl checkpoints, by key, as a list page (CONTRACT §4).
 #[utoipa::path(get, path = "/crawl-checkpoints", tag = "admin-monitoring",
-    security(("session" = [])),
+    params(ShortListQuery), security(("session" = [])),
     responses(
-        (status = 200, description = "every checkpoint", body = Checkpoints),
+        (status = 200, description = "the checkpoints", body = ListPage<CheckpointItem>),
+        (status = 400, description = "bad parameter", body = ErrorBody),
         (status = 401, description = "no session", body = ErrorBody)))]
-pub async fn checkpoints(State(state): State<AppState>) -> Result<Json<Checkpoints>, ApiError> {
+pub async fn checkpoints(
+    State(state): State<AppState>,
+    Query(q): Query<ShortListQuery>,
+) -> Result<Json<ListPage<CheckpointItem>>, ApiError> {
+    let page = Page::parse(q.limit.as_deref(), q.offset.as_deref())?;
     let rows = checkpoints::list(&state.pool).await?;
-    Ok(Json(Checkpoints {
-        items: rows
-            .into_iter()
-            .map(|c| CheckpointItem {
-                key: c.key,
-                value: c.value,
-                updated_at: c.updated_at,
-            })
-            .collect(),
-    }))
+    let items = rows
+        .into_iter()
+        .map(|c| CheckpointItem {
+            key: c.key,
+            value: c.value,
+            updated_at: c.updated_at,
+        })
+        .collect();
+    Ok(Json(page_of(items, page)))
 }

@@ -170,6 +170,17 @@ pub async fn locations(db: impl PgExecutor<'_>, ma_id: i64) -> Result<Vec<BandLo
     .await?)
 }
 
+/// How many LLM calls the band has in all (the detail lists [`LLM_CALLS_LIMIT`] at most;
+/// `/admin/api/llm?ma_id=` pages through every one).
+pub async fn llm_calls_total(db: impl PgExecutor<'_>, ma_id: i64) -> Result<i64> {
+    Ok(
+        sqlx::query_scalar("SELECT count(*) FROM llm_cache WHERE ma_id = $1")
+            .bind(ma_id)
+            .fetch_one(db)
+            .await?,
+    )
+}
+
 /// The band's LLM calls, newest first (at most [`LLM_CALLS_LIMIT`]).
 pub async fn llm_calls(db: impl PgExecutor<'_>, ma_id: i64) -> Result<Vec<BandLlmCall>> {
     Ok(sqlx::query_as::<_, BandLlmCall>(
