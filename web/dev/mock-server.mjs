@@ -378,7 +378,7 @@ async function handleApi(req, res, url) {
   const id = Number((p.match(/\/(\d+)(?:\/|$)/) || [])[1]);
 
   switch (route) {
-    case 'GET /admin/api/health': return send(res, 200, health());
+    case 'GET /admin/api/health': { const items = health(); return send(res, 200, { items, total: items.length, limit: 50, offset: 0 }); }
     case 'GET /admin/api/live': return send(res, 200, {
       runs: state.runs.filter((r) => r.status === 'running'),
       geocoder: { ...byStatus(), processed_last_hour: 42 },
@@ -419,7 +419,7 @@ async function handleApi(req, res, url) {
       return send(res, 200, { id });
     }
     case 'POST /admin/api/crawl-runs/cleanup': return send(res, 200, { closed: 0 });
-    case 'GET /admin/api/crawl-checkpoints': return send(res, 200, { items: [{ key: 'last_full_crawl_at', value: '2026-10-01T03:00:00Z', updated_at: '2026-10-01T03:00:00Z' }, { key: 'last_created_check', value: '2026-11-02T10:00:00Z', updated_at: '2026-11-02T10:00:00Z' }] });
+    case 'GET /admin/api/crawl-checkpoints': return send(res, 200, { items: [{ key: 'last_full_crawl_at', value: '2026-10-01T03:00:00Z', updated_at: '2026-10-01T03:00:00Z' }, { key: 'last_created_check', value: '2026-11-02T10:00:00Z', updated_at: '2026-11-02T10:00:00Z' }], total: 2, limit: 50, offset: 0 });
     case 'GET /admin/api/bands': {
       let items = state.bands.filter((b) => {
         if (q.get('q') && !(has(b.name, q.get('q')) || String(b.ma_id) === q.get('q'))) return false;

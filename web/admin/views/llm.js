@@ -1,6 +1,6 @@
 // LLM & coûts: LLM calls (filters model, ma_id, city_null, malformed, q), totals, per-model table.
 import { api } from '../api.js';
-import { h, fmtNum, fmtDate, fmtText, fmtCost, table, field, select, kvList } from '../dom.js';
+import { h, fmtNum, fmtDate, fmtText, fmtCost, table, field, select, kvList, asList } from '../dom.js';
 import { navigate, formParams } from '../router.js';
 import { pager, loadInto } from '../ui.js';
 import { llmCallDetails } from './bands.js';
@@ -11,7 +11,7 @@ export const CHART_CALLS = 500; // the API's largest page: the chart covers the 
 
 /** Why the LLM tables may be empty, from the llm service's heartbeat. */
 export function llmEmptyReason(healthRows) {
-  const row = (Array.isArray(healthRows) ? healthRows : []).find((r) => r && r.service === 'llm');
+  const row = asList(healthRows).find((r) => r && r.service === 'llm');
   if (!row) return 'Aucun appel LLM : le service llm n’a jamais donné signe de vie (il ne tourne pas ou n’a pas de clé).';
   const key = row.checks?.api_key;
   if (key && checkSentence('api_key', key).ok === false) {

@@ -2,7 +2,7 @@
 // in the hash query (#/locations?status=error), per-row requeue and manual
 // coordinates, bulk actions, counters from /admin/api/geocoding.
 import { api } from '../api.js';
-import { h, clear, fmtNum, fmtDate, fmtText, table, field, select, DASH } from '../dom.js';
+import { h, clear, fmtNum, fmtDate, fmtText, table, field, select, DASH, asList } from '../dom.js';
 import { navigate, formParams } from '../router.js';
 import { flash, actionButton, resultText, pager, loadInto, errorText } from '../ui.js';
 import { statusKind } from './bands.js';
@@ -11,7 +11,7 @@ import { pickMap } from '../pick-map.js';
 
 /** Why pending rows cannot move: the geocoder's provider is off → the reason, else ''. */
 export function providerOffReason(healthRows) {
-  const row = (Array.isArray(healthRows) ? healthRows : []).find((r) => r && r.service === 'geocoder');
+  const row = asList(healthRows).find((r) => r && r.service === 'geocoder');
   const key = row?.checks?.provider_key;
   if (!key) return '';
   const { ok, text } = checkSentence('provider_key', key);
