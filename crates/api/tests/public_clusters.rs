@@ -36,10 +36,14 @@ async fn catch_up(app: &TestApp) {
     );
 }
 
+/// The app with the seed loaded into its index. An unconditional reload: these tests are
+/// about the answers, and whether a refresh racing the app's own refresher sees the change
+/// is the subject of `crates/index/tests/refresh.rs` (under load one run here once found
+/// the index empty after `refresh`; see the stop-21 closing note).
 async fn seeded() -> TestApp {
     let app = spawn_app().await;
     sqlx::raw_sql(SEED).execute(&app.db.pool).await.unwrap();
-    app.state.map.refresh(&app.state.pool).await.unwrap();
+    app.state.map.reload(&app.state.pool).await.unwrap();
     app
 }
 
