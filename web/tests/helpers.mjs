@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
+import { before, after } from 'node:test';
 
 export const CHROMIUM_ARGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -70,4 +71,20 @@ export function watchPage(page) {
     });
   }).catch(() => {});
   return problems;
+}
+
+/** Registers the suite's hooks: the server under test and a browser before its tests,
+ *  both closed after; `set(target, browser)` hands them to the suite. */
+export function useTargetAndBrowser(set) {
+  let target;
+  let browser;
+  before(async () => {
+    target = await startTarget();
+    browser = await launch();
+    set(target, browser);
+  });
+  after(async () => {
+    await browser?.close();
+    await target?.close();
+  });
 }

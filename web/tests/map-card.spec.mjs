@@ -1,9 +1,9 @@
 // The band card and the town list: a multi-step band's path drawn with its numbered,
 // labelled steps (an unplaced step says so in the card), brought into view; a shared link
 // reopens the card at the same view; a point shared by several bands lists them at zoom 17.
-import { describe, test, before, after } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTarget, launch, watchPage } from './helpers.mjs';
+import { useTargetAndBrowser, watchPage } from './helpers.mjs';
 
 const placed = (s) => Number.isFinite(s.lat) && Number.isFinite(s.lon) && s.lat !== null && s.lon !== null;
 
@@ -46,15 +46,7 @@ const view = (url) => {
 describe('public map: band card and town list', () => {
   let target;
   let browser;
-
-  before(async () => {
-    target = await startTarget();
-    browser = await launch();
-  });
-  after(async () => {
-    await browser?.close();
-    await target?.close();
-  });
+  useTargetAndBrowser((t, b) => { target = t; browser = b; });
 
   test('a multi-step band: card fields, numbered path in view, unplaced step said; a shared link reopens it', async (t) => {
     const page = await browser.context.newPage();

@@ -1,9 +1,9 @@
 // The density toggle: a choropleth of bands per 100,000 inhabitants per country
 // (GET /api/countries), with a legend, the figure in a tooltip, the filters applied to it,
 // and its state in the URL.
-import { describe, test, before, after } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTarget, launch, watchPage } from './helpers.mjs';
+import { useTargetAndBrowser, watchPage } from './helpers.mjs';
 
 /** Sum of the bands painted (one path per country shape, a country counted once). */
 const painted = (page) => page.evaluate(() => {
@@ -22,15 +22,7 @@ const answerTotal = (page, query) => page.evaluate(async (q) => {
 describe('public map: density', () => {
   let target;
   let browser;
-
-  before(async () => {
-    target = await startTarget();
-    browser = await launch();
-  });
-  after(async () => {
-    await browser?.close();
-    await target?.close();
-  });
+  useTargetAndBrowser((t, b) => { target = t; browser = b; });
 
   test('the toggle shows a choropleth with a legend and a tooltip; a filter changes it', async (t) => {
     const page = await browser.context.newPage();

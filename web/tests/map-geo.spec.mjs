@@ -1,21 +1,13 @@
 // Offline geography: with every tile request failing (the test browser aborts any
 // non-local request), the Natural Earth outline map is what the visitor sees.
-import { describe, test, before, after } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTarget, launch, watchPage } from './helpers.mjs';
+import { useTargetAndBrowser, watchPage } from './helpers.mjs';
 
 describe('public map: geography without network', () => {
   let target;
   let browser;
-
-  before(async () => {
-    target = await startTarget();
-    browser = await launch();
-  });
-  after(async () => {
-    await browser?.close();
-    await target?.close();
-  });
+  useTargetAndBrowser((t, b) => { target = t; browser = b; });
 
   test('outline map: land, borders and country names drawn with tiles unreachable', async () => {
     const page = await browser.context.newPage();

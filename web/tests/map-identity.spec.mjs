@@ -1,21 +1,13 @@
 // The page's identity and its honesty: legend, favicon, display typeface, and a visible
 // message (not an empty map) when the API or a script fails.
-import { describe, test, before, after } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTarget, launch, watchPage } from './helpers.mjs';
+import { useTargetAndBrowser, watchPage } from './helpers.mjs';
 
 describe('public map: identity and errors', () => {
   let target;
   let browser;
-
-  before(async () => {
-    target = await startTarget();
-    browser = await launch();
-  });
-  after(async () => {
-    await browser?.close();
-    await target?.close();
-  });
+  useTargetAndBrowser((t, b) => { target = t; browser = b; });
 
   test('legend, favicon, dark theme and display typeface', async () => {
     const page = await browser.context.newPage();

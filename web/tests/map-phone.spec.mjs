@@ -1,8 +1,8 @@
 // Phone layout at 390×844: the filter panel behind a button, the card as a bottom sheet,
 // the point count and error messages visible over the map.
-import { describe, test, before, after } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTarget, launch, watchPage } from './helpers.mjs';
+import { useTargetAndBrowser, watchPage } from './helpers.mjs';
 
 const W = 390;
 const H = 844;
@@ -18,15 +18,7 @@ async function inScreen(page, selector) {
 describe('public map: phone layout', () => {
   let target;
   let browser;
-
-  before(async () => {
-    target = await startTarget();
-    browser = await launch();
-  });
-  after(async () => {
-    await browser?.close();
-    await target?.close();
-  });
+  useTargetAndBrowser((t, b) => { target = t; browser = b; });
 
   test('390×844: count visible, filters behind a button, card as a bottom sheet', async () => {
     const page = await browser.context.newPage();

@@ -1,21 +1,13 @@
 // Search suggestions as you type: debounced, an ARIA listbox driven from the keyboard
 // (↑/↓ move, Enter chooses, Escape closes); choosing flies to the band and opens its card.
-import { describe, test, before, after } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTarget, launch, watchPage } from './helpers.mjs';
+import { useTargetAndBrowser, watchPage } from './helpers.mjs';
 
 describe('public map: search suggestions', () => {
   let target;
   let browser;
-
-  before(async () => {
-    target = await startTarget();
-    browser = await launch();
-  });
-  after(async () => {
-    await browser?.close();
-    await target?.close();
-  });
+  useTargetAndBrowser((t, b) => { target = t; browser = b; });
 
   test('suggestions by keyboard: ↓ ↓ ↑ Escape, then ↓ Enter opens the card', async (t) => {
     const page = await browser.context.newPage();

@@ -1,23 +1,15 @@
 // The formation-year timeline: the sliders drive year_min/year_max (in the URL and the
 // filter panel) and the point count follows; the play button animates year by year.
-import { describe, test, before, after } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTarget, launch, watchPage } from './helpers.mjs';
+import { useTargetAndBrowser, watchPage } from './helpers.mjs';
 
 const count = (page) => page.locator('#map-status').getAttribute('data-count').then(Number);
 
 describe('public map: timeline', () => {
   let target;
   let browser;
-
-  before(async () => {
-    target = await startTarget();
-    browser = await launch();
-  });
-  after(async () => {
-    await browser?.close();
-    await target?.close();
-  });
+  useTargetAndBrowser((t, b) => { target = t; browser = b; });
 
   test('moving the slider changes the point count; state in the URL; play animates', async () => {
     const page = await browser.context.newPage();

@@ -1,8 +1,8 @@
 // Public map page: markers render without tiles, a band card opens, a genre
 // filter is applied and reflected in the URL.
-import { describe, test, before, after } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTarget, launch, watchPage } from './helpers.mjs';
+import { useTargetAndBrowser, watchPage } from './helpers.mjs';
 
 /** Click a marker; if another marker overlaps it, activate it with the keyboard instead. */
 async function activate(locator) {
@@ -16,15 +16,7 @@ async function activate(locator) {
 describe('public map', () => {
   let target;
   let browser;
-
-  before(async () => {
-    target = await startTarget();
-    browser = await launch();
-  });
-  after(async () => {
-    await browser?.close();
-    await target?.close();
-  });
+  useTargetAndBrowser((t, b) => { target = t; browser = b; });
 
   test('map: markers, band card, genre filter in the URL', async () => {
     const page = await browser.context.newPage();

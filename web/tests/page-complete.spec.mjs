@@ -1,23 +1,15 @@
 // Every file the pages load is served (no 404 leaving a blank page), the map's outline
 // layer draws and no error is shown; the favicon is served for both pages.
 // Run by scripts/test-build-order.sh against a binary built before scripts/setup-web.sh.
-import { describe, test, before, after } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
-import { startTarget, launch, watchPage } from './helpers.mjs';
+import { useTargetAndBrowser, watchPage } from './helpers.mjs';
 
 describe('pages are complete', () => {
   let target;
   let browser;
-
-  before(async () => {
-    target = await startTarget();
-    browser = await launch();
-  });
-  after(async () => {
-    await browser?.close();
-    await target?.close();
-  });
+  useTargetAndBrowser((t, b) => { target = t; browser = b; });
 
   for (const path of ['/', '/admin/']) {
     test(`${path}: every file answers, the favicon too`, async () => {
