@@ -6,21 +6,19 @@
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-/// What the worker knows about the place to resolve.
+/// The stable facts of the place to resolve — and nothing else (rule 21, issue 13).
+///
+/// The request, hence its sha256 cache key, is built from these fields only: the place
+/// text of the row and the band's country. Nothing that changes between attempts (the
+/// geocoder's last query or error, "no result" vs "no result (cached)") and nothing that
+/// differs between bands naming the same place (band name, the rest of the band's
+/// location text) may enter it, so the same place is never sent twice.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PromptInput {
-    /// Band name.
-    pub band_name: String,
-    /// The place text of the step (`band_locations.location_raw`).
+    /// The place text of the row (`band_locations.location_raw`): what the row is.
     pub location_raw: String,
-    /// The band's full `location_text`.
-    pub location_text: Option<String>,
-    /// Country name.
+    /// The band's country name (`band_locations.country`).
     pub country: Option<String>,
-    /// The last query the geocoder tried (`band_locations.query`).
-    pub failed_query: Option<String>,
-    /// Why it failed (`band_locations.error`).
-    pub failed_error: Option<String>,
 }
 
 /// One chat message.
@@ -53,8 +51,8 @@ pub struct ChatRequest {
 }
 
 /// The system message: the task and the JSON shape (JSON mode requires the word JSON).
-pub const SYSTEM_PROMPT: &str = "You locate heavy metal bands. Given a band and the place text \
-the band's page gives, reply with ONE JSON object and nothing else: \
+pub const SYSTEM_PROMPT: &str = "You locate heavy metal bands. Given the place text a band's \
+page gives and the band's country, reply with ONE JSON object and nothing else: \
 {\"city\": string|null, \"region\": string|null, \"country\": string|null, \"confidence\": number}. \
 \"city\" is the city, town or village meant, spelled as in an atlas (no district, no \
 parenthesis, no \"near\"); for \"near X\" or a suburb give the settlement X. \
@@ -114,36 +112,16 @@ fn clip(s: &str, max_chars: usize) -> String {
     s.chars().take(max_chars).collect()
 }
 
-/// The user message: one fact per line; absent facts are left out.
+/// The user message: one fact per line; an absent country is left out. Whitespace around
+/// the facts is trimmed so that `"Kolbotn "` and `"Kolbotn"` are one request.
 #[must_use]
 pub fn user_message(input: &PromptInput) -> String {
-    let mut lines = vec![
-        format!("Band: {}", clip(&input.band_name, 200)),
-        format!("Place to locate: {}", clip(&input.location_raw, 500)),
-    ];
-    if let Some(t) = input
-        .location_text
-        .as_deref()
-        .filter(|t| !t.trim().is_empty())
-    {
-        lines.push(format!("Full location text of the band: {}", clip(t, 1000)));
-    }
-    if let Some(c) = input.country.as_deref().filter(|c| !c.trim().is_empty()) {
+    let mut lines = vec![format!(
+        "Place to locate: {}",
+        clip(input.location_raw.trim(), 500)
+    )];
+    if let Some(c) = input.country.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
         lines.push(format!("Country of the band: {}", clip(c, 100)));
-    }
-    if let Some(q) = input
-        .failed_query
-        .as_deref()
-        .filter(|q| !q.trim().is_empty())
-    {
-        lines.push(format!("The geocoder could not resolve: {}", clip(q, 500)));
-    }
-    if let Some(e) = input
-        .failed_error
-        .as_deref()
-        .filter(|e| !e.trim().is_empty())
-    {
-        lines.push(format!("Geocoder error: {}", clip(e, 500)));
     }
     lines.push("Answer in JSON.".to_string());
     lines.join("\n")
@@ -155,12 +133,8 @@ mod tests {
 
     fn input() -> PromptInput {
         PromptInput {
-            band_name: "Darkthrone".into(),
             location_raw: "Kolbotn, Viken".into(),
-            location_text: Some("Kolbotn, Viken".into()),
             country: Some("Norway".into()),
-            failed_query: Some("Kolbotn, Viken, NO".into()),
-            failed_error: Some("below threshold".into()),
         }
     }
 
@@ -173,7 +147,10 @@ mod tests {
         assert_eq!(body["temperature"], 0.0);
         assert_eq!(body["model"], "m");
         let user = body["messages"][1]["content"].as_str().unwrap_or_default();
-        assert!(user.contains("Kolbotn, Viken, NO") && user.contains("Darkthrone"));
+        assert_eq!(
+            user,
+            "Place to locate: Kolbotn, Viken\nCountry of the band: Norway\nAnswer in JSON."
+        );
     }
 
     #[test]
@@ -188,10 +165,16 @@ mod tests {
             ChatRequest::new("n", &input(), 256).cache_key()
         );
         let mut other = input();
-        other.failed_query = None;
+        other.country = Some("Sweden".into());
         assert_ne!(
             a.cache_key(),
             ChatRequest::new("m", &other, 256).cache_key()
+        );
+        let mut spaced = input();
+        spaced.location_raw = " Kolbotn, Viken ".into();
+        assert_eq!(
+            a.cache_key(),
+            ChatRequest::new("m", &spaced, 256).cache_key()
         );
         assert_eq!(a.cache_key().len(), 64);
     }

@@ -113,13 +113,10 @@ impl<R: CityResolver> Worker<R> {
         caller: &Caller,
         row: &LlmClaimed,
     ) -> Result<Outcome, bandmap_db::DbError> {
+        // Stable inputs only (rule 21): never the geocoder's last query or error.
         let input = PromptInput {
-            band_name: row.band_name.clone(),
             location_raw: row.location_raw.clone(),
-            location_text: row.location_text.clone(),
             country: row.country.clone(),
-            failed_query: row.geocode_query.clone(),
-            failed_error: row.geocode_error.clone(),
         };
         let call_for = CallFor {
             ma_id: Some(row.ma_id),
