@@ -6,9 +6,11 @@
 //! places that the region part does not single out is [`Lookup::Ambiguous`].
 
 mod error;
+pub mod eval;
 mod hash;
 mod load;
 mod matcher;
+mod names;
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -16,7 +18,10 @@ use std::path::Path;
 
 pub use bandmap_fold::fold;
 pub use error::GazetteerError;
-pub use matcher::{DOMINANCE_MIN_POPULATION, DOMINANCE_RATIO, Dominance, haversine_km};
+pub use matcher::{
+    DOMINANCE_MIN_POPULATION, DOMINANCE_RATIO, Dominance, Rules, TOWN_MIN_POPULATION,
+    TOWN_OVER_VILLAGES_RATIO, TWO_TOWNS_MAX_KM, haversine_km,
+};
 
 /// Compact in-memory index of the gazetteer file.
 #[derive(Debug, Default)]
@@ -152,7 +157,8 @@ pub struct Match {
     /// Always "city" for now (the file holds populated places only).
     pub granularity: &'static str,
     /// How it matched: "name+region", "alternate+region", "name", "alternate",
-    /// "name+nation", "name+population", "name+region+population".
+    /// "name+admin1", "name+population", "name+region+population", "name+town" (the part
+    /// after the city named another town nearby: "Torres Vedras, Odivelas").
     pub matched_on: &'static str,
 }
 
@@ -170,13 +176,23 @@ impl Gazetteer {
 
     /// Looks a place up; see the module docs and docs/gazetteer.md for the policy.
     pub fn lookup(&self, q: &Query) -> Lookup {
-        matcher::lookup(self, q, Some(Dominance::DEFAULT))
+        matcher::lookup(self, q, &Rules::DEFAULT)
     }
 
     /// [`Gazetteer::lookup`] with another population rule (`None`: never single out by
     /// population). For evaluating rules; the service uses [`Gazetteer::lookup`].
     pub fn lookup_with(&self, q: &Query, dominance: Option<Dominance>) -> Lookup {
-        matcher::lookup(self, q, dominance)
+        let rules = Rules {
+            dominance,
+            ..Rules::DEFAULT
+        };
+        matcher::lookup(self, q, &rules)
+    }
+
+    /// [`Gazetteer::lookup`] under another whole rule set ([`Rules::ISSUE_5`]: before
+    /// issue 13). For evaluating rules.
+    pub fn lookup_rules(&self, q: &Query, rules: &Rules) -> Lookup {
+        matcher::lookup(self, q, rules)
     }
 
     /// Number of places.

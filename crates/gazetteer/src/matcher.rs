@@ -1,5 +1,6 @@
-//! The matching policy: name → candidates in the country → region filter → unique,
-//! same-spot cluster, dominant by population, or ambiguous. Never a silent guess.
+//! The matching policy: name → candidates in the country → region filter → current names
+//! before alternates → unique, same-spot cluster, dominant by population, or ambiguous.
+//! Never a silent guess. Rules, reasons and figures: docs/gazetteer.md.
 
 use crate::{Gazetteer, Lookup, Match, NameRef, Place, Query};
 use bandmap_fold::fold;
@@ -9,24 +10,73 @@ use bandmap_fold::fold;
 pub const DOMINANCE_MIN_POPULATION: u64 = 50_000;
 /// … and at least this many times the population of the next one.
 pub const DOMINANCE_RATIO: u64 = 20;
-/// The population rule that singles out one of several same-named places left after the
-/// region filter: the most populous is taken when it has at least `min_population`
-/// inhabitants and at least `ratio` times the next one. [`Dominance::DEFAULT`] is the rule
-/// in force; other values exist so the held-out evaluation can compare rules
-/// (docs/gazetteer.md records the figures and the decision).
+/// A place of at least this population is a town (issue 13): found by its main name it
+/// beats places that carry the name only as an alternate or former name, and it is taken
+/// over same-named villages (below this population) it outnumbers [`TOWN_OVER_VILLAGES_RATIO`] times.
+pub const TOWN_MIN_POPULATION: u64 = 15_000;
+/// How many times the largest same-named village a town must outnumber to be taken.
+pub const TOWN_OVER_VILLAGES_RATIO: u64 = 5;
+/// "Town, Town": the second town must lie within this distance of the first (two towns
+/// a band names together are neighbours; farther, the text means something else).
+pub const TWO_TOWNS_MAX_KM: f64 = 100.0;
+/// Confidence of a place found by its name when the part after it named another town.
+const TWO_TOWNS_CONFIDENCE: f64 = 0.85;
+
+/// The population rules that single out one of several same-named places left after the
+/// region filter. [`Dominance::DEFAULT`] is the rule in force; other values exist so the
+/// evaluations can compare rules (docs/gazetteer.md records the figures and the decision).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Dominance {
-    /// Least population of the dominant place.
+    /// Big-city rule: least population of the dominant place …
     pub min_population: u64,
-    /// Least ratio of its population to the next candidate's.
+    /// … and least ratio of its population to the next candidate's.
     pub ratio: u64,
+    /// Town-over-villages rule: a place found by its main name with at least
+    /// [`TOWN_MIN_POPULATION`] inhabitants, when every other candidate is a village (below
+    /// that), is taken when it has at least this many times the next one's population.
+    /// 0 turns the rule off.
+    pub town_ratio: u64,
 }
 
 impl Dominance {
-    /// The rule in force: ≥ 50,000 inhabitants and ≥ 20× the next.
+    /// The rule in force: ≥ 50,000 inhabitants and ≥ 20× the next, or a town ≥ 15,000
+    /// found by its main name among villages only, ≥ 5× the largest of them.
     pub const DEFAULT: Dominance = Dominance {
         min_population: DOMINANCE_MIN_POPULATION,
         ratio: DOMINANCE_RATIO,
+        town_ratio: TOWN_OVER_VILLAGES_RATIO,
+    };
+}
+
+/// The whole rule set, so an evaluation can run today's rules against earlier ones in one
+/// process. [`Rules::DEFAULT`] is what [`Gazetteer::lookup`] applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rules {
+    /// Population rules; `None`: several candidates are always ambiguous.
+    pub dominance: Option<Dominance>,
+    /// A town's main name beats places that carry the name only as an alternate.
+    pub current_names_first: bool,
+    /// Comma names read whole, and "Town, Town" read as two towns.
+    pub comma_rules: bool,
+}
+
+impl Rules {
+    /// The rules in force.
+    pub const DEFAULT: Rules = Rules {
+        dominance: Some(Dominance::DEFAULT),
+        current_names_first: true,
+        comma_rules: true,
+    };
+    /// The rules of issue 5, before issue 13: big-city dominance only, alternates on a par
+    /// with main names, every comma a region.
+    pub const ISSUE_5: Rules = Rules {
+        dominance: Some(Dominance {
+            min_population: DOMINANCE_MIN_POPULATION,
+            ratio: DOMINANCE_RATIO,
+            town_ratio: 0,
+        }),
+        current_names_first: false,
+        comma_rules: false,
     };
 }
 
@@ -58,16 +108,129 @@ enum Pick {
     Dominant,
 }
 
-pub(crate) fn lookup(g: &Gazetteer, q: &Query, dominance: Option<Dominance>) -> Lookup {
-    let key = fold(q.city);
-    if key.is_empty() {
-        return Lookup::NotFound;
-    }
+pub(crate) fn lookup(g: &Gazetteer, q: &Query, rules: &Rules) -> Lookup {
     let cc = match q.country_code.map(parse_cc) {
         Some(Some(cc)) => Some(cc),
         Some(None) => return Lookup::NotFound,
         None => None,
     };
+    if !rules.comma_rules {
+        return lookup_one(g, q, cc, rules);
+    }
+    // A place name that holds a comma ("Sant Pere, Santa Caterina i La Ribera") was split
+    // by the location parser into a town and a false region: read it whole first.
+    if let Some((first, rest)) = q.regions.split_first() {
+        let joined = format!("{}, {}", q.city, first);
+        if names_place(g, &joined, cc) {
+            let whole = Query {
+                city: &joined,
+                regions: rest,
+                country_code: q.country_code,
+            };
+            return lookup_one(g, &whole, cc, rules);
+        }
+    }
+    let answer = lookup_one(g, q, cc, rules);
+    if answer != Lookup::NotFound || q.regions.is_empty() {
+        return answer;
+    }
+    // "Town, Town": a part after the city that is no region holding it but another town
+    // nearby — the row names two places; this one is the city.
+    let Some(cc) = cc else { return answer };
+    let (towns, regions): (Vec<String>, Vec<String>) =
+        q.regions.iter().cloned().partition(|r| is_town(g, r, cc));
+    if towns.is_empty() {
+        return answer;
+    }
+    let q2 = Query {
+        city: q.city,
+        regions: &regions,
+        country_code: q.country_code,
+    };
+    match lookup_one(g, &q2, Some(cc), rules) {
+        Lookup::Found(mut m) if towns.iter().all(|t| town_near(g, t, cc, m.lat, m.lon)) => {
+            m.confidence = m.confidence.min(TWO_TOWNS_CONFIDENCE);
+            m.matched_on = "name+town";
+            Lookup::Found(m)
+        }
+        _ => answer,
+    }
+}
+
+/// "Town, Town" (issue 13): whether `second`, written after `first` the way a region is,
+/// is another town of the country within [`TWO_TOWNS_MAX_KM`] of the place `first` names
+/// on its own, and no region called `second` holds a place called `first`.
+pub(crate) fn two_towns(g: &Gazetteer, first: &str, second: &str, cc: [u8; 2]) -> bool {
+    if !is_town(g, second, cc) {
+        return false;
+    }
+    let Some(refs) = g.names.get(fold(first).as_str()) else {
+        return false;
+    };
+    let hits: Vec<NameRef> = refs
+        .as_slice()
+        .iter()
+        .copied()
+        .filter(|r| place(g, *r).is_some_and(|p| p.cc == cc))
+        .collect();
+    let regions = [second.to_owned()];
+    let q = Query {
+        city: first,
+        regions: &regions,
+        country_code: None,
+    };
+    let (held, how) = filter_by_regions(g, &q, Some(cc), &hits);
+    if !held.is_empty() && matches!(how, RegionUse::Confirmed | RegionUse::FirstLevel) {
+        return false;
+    }
+    let alone = Query {
+        city: first,
+        regions: &[],
+        country_code: None,
+    };
+    match lookup_one(g, &alone, Some(cc), &Rules::DEFAULT) {
+        Lookup::Found(m) => town_near(g, second, cc, m.lat, m.lon),
+        _ => false,
+    }
+}
+
+/// Whether `name` is the name (main or alternate) of a place, in the country when given.
+pub(crate) fn names_place(g: &Gazetteer, name: &str, cc: Option<[u8; 2]>) -> bool {
+    let key = fold(name);
+    g.names.get(key.as_str()).is_some_and(|refs| {
+        refs.as_slice()
+            .iter()
+            .any(|r| cc.is_none_or(|c| place(g, *r).is_some_and(|p| p.cc == c)))
+    })
+}
+
+/// Whether `name` is the main name of a town (≥ [`TOWN_MIN_POPULATION`]) of the country.
+pub(crate) fn is_town(g: &Gazetteer, name: &str, cc: [u8; 2]) -> bool {
+    towns_named(g, name, cc).next().is_some()
+}
+
+fn towns_named<'g>(g: &'g Gazetteer, name: &str, cc: [u8; 2]) -> impl Iterator<Item = &'g Place> {
+    let key = fold(name);
+    g.names
+        .get(key.as_str())
+        .map(|refs| refs.as_slice())
+        .unwrap_or_default()
+        .iter()
+        .filter(|r| !r.is_alternate())
+        .filter_map(|r| place(g, *r))
+        .filter(move |p| p.cc == cc && p.population >= TOWN_MIN_POPULATION)
+}
+
+/// Whether a town called `name` lies within [`TWO_TOWNS_MAX_KM`] of the point.
+pub(crate) fn town_near(g: &Gazetteer, name: &str, cc: [u8; 2], lat: f64, lon: f64) -> bool {
+    towns_named(g, name, cc).any(|p| haversine_km(lat, lon, p.lat, p.lon) <= TWO_TOWNS_MAX_KM)
+}
+
+fn lookup_one(g: &Gazetteer, q: &Query, cc: Option<[u8; 2]>, rules: &Rules) -> Lookup {
+    let key = fold(q.city);
+    if key.is_empty() {
+        return Lookup::NotFound;
+    }
     let Some(refs) = g.names.get(key.as_str()) else {
         return Lookup::NotFound;
     };
@@ -86,7 +249,12 @@ pub(crate) fn lookup(g: &Gazetteer, q: &Query, dominance: Option<Dominance>) -> 
         // A known region that holds no place of that name: the place is not in our data.
         return Lookup::NotFound;
     }
-    let Some((chosen, pick)) = single_out(g, &filtered, dominance) else {
+    let filtered = if rules.current_names_first {
+        current_names_first(g, filtered)
+    } else {
+        filtered
+    };
+    let Some((chosen, pick)) = single_out(g, &filtered, rules.dominance) else {
         return Lookup::Ambiguous {
             candidates: filtered.len(),
         };
@@ -113,6 +281,22 @@ pub(crate) fn lookup(g: &Gazetteer, q: &Query, dominance: Option<Dominance>) -> 
         granularity: "city",
         matched_on,
     })
+}
+
+/// A current name beats a historical or alternate one (issue 13): when a town (≥
+/// [`TOWN_MIN_POPULATION`]) carries the name as its main name, places that carry it only
+/// as an alternate ("Kuybyshev", Samara's name until 1991; "Kaliningrad", once Korolyov's)
+/// are dropped. Below that size the alternates stay: a village's main name must not hide
+/// a city's own native name.
+fn current_names_first(g: &Gazetteer, cands: Vec<NameRef>) -> Vec<NameRef> {
+    let town_by_main_name = cands.iter().any(|r| {
+        !r.is_alternate() && place(g, *r).is_some_and(|p| p.population >= TOWN_MIN_POPULATION)
+    });
+    if town_by_main_name {
+        cands.into_iter().filter(|r| !r.is_alternate()).collect()
+    } else {
+        cands
+    }
 }
 
 /// Keeps the candidates that lie in every recognised region part.
@@ -212,7 +396,14 @@ fn single_out(
     if top.population >= d.min_population && top.population >= second.saturating_mul(d.ratio) {
         return Some((top_ref, Pick::Dominant));
     }
-    None
+    // A town before villages: found by its main name, every other candidate below town
+    // size, and clearly larger than the largest of them.
+    let town_over_villages = d.town_ratio > 0
+        && !top_ref.is_alternate()
+        && top.population >= TOWN_MIN_POPULATION
+        && second < TOWN_MIN_POPULATION
+        && top.population >= second.saturating_mul(d.town_ratio);
+    town_over_villages.then_some((top_ref, Pick::Dominant))
 }
 
 /// The confidence table of docs/gazetteer.md.
@@ -239,7 +430,7 @@ fn place(g: &Gazetteer, r: NameRef) -> Option<&Place> {
     g.places.get(r.place() as usize)
 }
 
-fn parse_cc(s: &str) -> Option<[u8; 2]> {
+pub(crate) fn parse_cc(s: &str) -> Option<[u8; 2]> {
     match s.trim().as_bytes() {
         &[a, b] if a.is_ascii_alphabetic() && b.is_ascii_alphabetic() => {
             Some([a.to_ascii_uppercase(), b.to_ascii_uppercase()])

@@ -120,7 +120,12 @@ pub fn user_message(input: &PromptInput) -> String {
         "Place to locate: {}",
         clip(input.location_raw.trim(), 500)
     )];
-    if let Some(c) = input.country.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
+    if let Some(c) = input
+        .country
+        .as_deref()
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+    {
         lines.push(format!("Country of the band: {}", clip(c, 100)));
     }
     lines.push("Answer in JSON.".to_string());

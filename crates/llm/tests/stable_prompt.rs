@@ -87,7 +87,11 @@ async fn a_requeued_row_is_answered_from_the_cache_whatever_the_geocoder_said_si
         "{second:?}"
     );
     assert_eq!(llm.count(), 1, "no second call reached the provider");
-    assert_eq!(cache_rows(&db.pool).await.len(), 1, "one call, one cache row");
+    assert_eq!(
+        cache_rows(&db.pool).await.len(),
+        1,
+        "one call, one cache row"
+    );
     assert_eq!(row(&db.pool, id).await.geocode_status, "done");
 }
 

@@ -12,12 +12,14 @@
 
 pub mod countries;
 mod marker;
+mod names;
 mod normalize;
 mod parse;
 mod place;
 mod split;
 
 pub use countries::Country;
+pub use names::{NoNames, PlaceNames};
 pub use normalize::fold;
-pub use parse::{Step, parse};
+pub use parse::{Step, parse, parse_with};
 pub use place::Place;

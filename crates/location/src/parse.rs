@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::countries::{self, Country};
 use crate::marker::{self, Rank};
+use crate::names::{NoNames, PlaceNames};
 use crate::normalize::clean;
 use crate::place::{self, Part, Place};
 use crate::split::{balance, groups, split_top};
@@ -33,12 +34,24 @@ struct Draft {
 /// places that do not name one. An empty result means no place (country-only band).
 /// Never panics, whatever the input.
 pub fn parse(location_text: &str, band_country: Option<&str>) -> Vec<Step> {
+    parse_with(location_text, band_country, &NoNames)
+}
+
+/// [`parse`] with a gazetteer's knowledge of place names (issue 13): a comma inside a
+/// place name does not split it (`Sant Pere, Santa Caterina i La Ribera`), and a town
+/// written where a region goes makes a second place of the same step (`Tukums, Riga` →
+/// Tukums and Riga). With [`NoNames`] it is [`parse`].
+pub fn parse_with(
+    location_text: &str,
+    band_country: Option<&str>,
+    names: &dyn PlaceNames,
+) -> Vec<Step> {
     let band = band_country.and_then(countries::resolve);
     let text = balance(&mark_unknown(&clean(location_text)));
     let mut drafts = Vec::new();
     for segment in split_top(&text, |c| c == ';') {
         for chunk in marker_chunks(segment) {
-            read_chunk(chunk, band, &mut drafts);
+            read_chunk(chunk, band, names, &mut drafts);
         }
     }
     drafts.retain(|d| !d.places.is_empty());
@@ -105,7 +118,12 @@ fn marker_chunks(segment: &str) -> Vec<&str> {
 
 /// Read a chunk's slash-separated parts and append its steps: a part carrying a time
 /// marker closes a step (`Helderberg (early)/Cape Town (later), Western Cape`).
-fn read_chunk(chunk: &str, band: Option<&'static Country>, drafts: &mut Vec<Draft>) {
+fn read_chunk(
+    chunk: &str,
+    band: Option<&'static Country>,
+    known: &dyn PlaceNames,
+    drafts: &mut Vec<Draft>,
+) {
     let mut parts: Vec<Part> = split_top(chunk, |c| c == '/' || c == '\\')
         .into_iter()
         .map(place::read_part)
@@ -115,10 +133,12 @@ fn read_chunk(chunk: &str, band: Option<&'static Country>, drafts: &mut Vec<Draf
     let mut current = Vec::new();
     for part in parts {
         let names: Vec<String> = part.components.into_iter().flatten().collect();
-        if let Some(p) = place::build(names, band)
-            && !current.contains(&p)
-        {
-            current.push(p);
+        if let Some(p) = place::build(names, band) {
+            for p in place::read_names(p, known) {
+                if !current.contains(&p) {
+                    current.push(p);
+                }
+            }
         }
         if !part.labels.is_empty() {
             let label = Some(part.labels.join("/"));

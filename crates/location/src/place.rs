@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use crate::countries::{self, Country};
 use crate::marker;
+use crate::names::PlaceNames;
 use crate::normalize::{is_meaningful, name_key, trim_name};
 use crate::split::{groups, outside_groups, split_top};
 
@@ -132,4 +133,45 @@ pub(crate) fn build(names: Vec<String>, band: Option<&'static Country>) -> Optio
         regions: names.get(1..end).unwrap_or_default().to_vec(),
         country_code,
     })
+}
+
+/// Re-reads a built place with a gazetteer's knowledge (issue 13): the first region part
+/// joins the city when the two form one place name; a town written where the region goes
+/// makes two places, each keeping the regions after it. Without a country, as it was.
+pub(crate) fn read_names(p: Place, known: &dyn PlaceNames) -> Vec<Place> {
+    let (Some(cc), Some(first)) = (p.country_code.as_deref(), p.regions.first()) else {
+        return vec![p];
+    };
+    let joined = format!("{}, {first}", p.city);
+    if known.is_place_name(&joined, cc) {
+        let regions = p.regions[1..].to_vec();
+        return vec![Place {
+            city: joined,
+            regions,
+            ..p
+        }];
+    }
+    if !known.are_two_towns(&p.city, first, cc) {
+        return vec![p];
+    }
+    // What `raw` holds after the city and its regions: the country names written.
+    let written = std::iter::once(p.city.as_str())
+        .chain(p.regions.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let tail = p.raw.strip_prefix(written.as_str()).unwrap_or_default();
+    let rest = &p.regions[1..];
+    [p.city.as_str(), first.as_str()]
+        .into_iter()
+        .map(|city| {
+            let mut names = vec![city.to_owned()];
+            names.extend(rest.iter().cloned());
+            Place {
+                raw: format!("{}{tail}", names.join(", ")),
+                city: city.to_owned(),
+                regions: rest.to_vec(),
+                country_code: p.country_code.clone(),
+            }
+        })
+        .collect()
 }

@@ -1,0 +1,111 @@
+//! The evaluation of issue 13 at full size (run by `bench/gazetteer-precision.sh`):
+//! generates the rows from a seed, scores them offline under the rules before issue 13
+//! and under the rules in force, in this one run, and prints the figures, the list of
+//! wrong rows and a sample of the unresolved ones. Also scores the held-out real set.
+//!
+//! `cargo run --release -p bandmap-gazetteer --example precision -- [rows] [seed] [unresolved to list]`
+
+use std::collections::BTreeMap;
+use std::error::Error;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use bandmap_gazetteer::eval::{self, Form, Row, Score};
+use bandmap_gazetteer::{Gazetteer, Lookup, Query, Rules, haversine_km};
+
+fn main() -> Result<(), Box<dyn Error>> {
+    let mut args = std::env::args().skip(1);
+    let rows: usize = args.next().map_or(Ok(100_000), |a| a.parse())?;
+    let seed: u64 = args.next().map_or(Ok(13), |a| a.parse())?;
+    let list: usize = args.next().map_or(Ok(40), |a| a.parse())?;
+    let path = std::env::var_os("GAZETTEER_PATH").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/gazetteer/europe.tsv"),
+        PathBuf::from,
+    );
+    let t = Instant::now();
+    let g = Gazetteer::load(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    println!("gazetteer: {} places ({})", g.len(), path.display());
+    let set = eval::generate(&g, seed, rows);
+    println!(
+        "generated: {} rows from seed {seed} (towns > {} inhabitants)",
+        set.len(),
+        eval::MIN_POPULATION
+    );
+    let mut by_form: BTreeMap<Form, Vec<Row>> = BTreeMap::new();
+    for r in &set {
+        by_form.entry(r.form).or_default().push(r.clone());
+    }
+    let mut after = Score::default();
+    for (name, rules) in [
+        ("before (issue 5 rules)", Rules::ISSUE_5),
+        ("after (rules in force)", Rules::DEFAULT),
+    ] {
+        let s = eval::score(&g, &set, &rules);
+        println!("{name}: {}", s.summary());
+        for (form, rows) in &by_form {
+            let f = eval::score(&g, rows, &rules);
+            println!("    {form:?}: {}", f.summary());
+        }
+        let (held_resolved, held_wrong, held_n) = held_out(&g, &rules);
+        println!(
+            "    held-out real set: {held_n} locations, placed {held_resolved}, wrong {held_wrong}"
+        );
+        after = s;
+    }
+    println!("wrong rows (after): {}", after.wrong.len());
+    for w in &after.wrong {
+        println!(
+            "  WRONG row {} {:?} ({}) place {:?} -> {} at {:.0} km",
+            w.row, w.text, w.country_code, w.place, w.matched, w.km
+        );
+    }
+    println!(
+        "unresolved towns (after): {} (first {list})",
+        after.unresolved.len()
+    );
+    for u in after.unresolved.iter().take(list) {
+        println!(
+            "  unresolved row {} {:?} ({}): {}",
+            u.row, u.text, u.country_code, u.town
+        );
+    }
+    println!("total time {:.1} s", t.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// The held-out real set of issue 5 (`tests/data/eval_locations.tsv`), split the way its
+/// test splits it: (placed, wrong, size).
+fn held_out(g: &Gazetteer, rules: &Rules) -> (usize, usize, usize) {
+    let raw = include_str!("../tests/data/eval_locations.tsv");
+    let (mut placed, mut wrong, mut n) = (0, 0, 0);
+    for line in raw
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+    {
+        let c: Vec<&str> = line.split('\t').collect();
+        let (Some(text), Some(cc), Some(lat), Some(lon)) =
+            (c.first(), c.get(1), c.get(2), c.get(3))
+        else {
+            continue;
+        };
+        let (Ok(lat), Ok(lon)) = (lat.parse::<f64>(), lon.parse::<f64>()) else {
+            continue;
+        };
+        n += 1;
+        let mut parts = text.split(", ").map(str::trim);
+        let city = parts.next().unwrap_or_default();
+        let regions: Vec<String> = parts.map(str::to_string).collect();
+        let q = Query {
+            city,
+            regions: &regions,
+            country_code: Some(cc),
+        };
+        if let Lookup::Found(m) = g.lookup_rules(&q, rules) {
+            placed += 1;
+            if haversine_km(lat, lon, m.lat, m.lon) > eval::RIGHT_KM {
+                wrong += 1;
+            }
+        }
+    }
+    (placed, wrong, n)
+}
