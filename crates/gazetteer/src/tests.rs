@@ -32,10 +32,37 @@ P\t16\tBergen\t\tNL\tNL.07\t\t52.66917\t4.70417\t29715
 P\t17\tBergen\t\tNL\tNL.05\t\t51.6\t6.03\t13000
 P\t18\tEssen\t\tDE\tDE.07\t2\t51.45657\t7.01228\t593085
 P\t19\tEssen Altstadt\tEssen\tDE\tDE.07\t2\t51.455\t7.013\t20000
+P\t20\tNewport\t\tGB\tGB.ENG\t5\t52.76684\t-2.37734\t12741
+";
+
+/// Issue 13's cases (figures from GeoNames).
+const ISSUE_13: &str = "\
+R\t10\tNL\t1\tNL.15\tOverijssel\t
+R\t11\tNL\t1\tNL.03\tGelderland\t
+R\t12\tRU\t1\tRU.65\tSamara Oblast\t
+R\t13\tRU\t1\tRU.53\tNovosibirsk Oblast\t
+R\t14\tLV\t1\tLV.25\tRiga\t
+R\t15\tPT\t1\tPT.14\tLisbon\t
+R\t16\tPT\t2\tPT.14.19\tOdivelas\t
+P\t21\tHengelo\tHengeloo\tNL\tNL.15\t10\t52.26583\t6.79306\t82311
+P\t22\tHengelo\tHengelo (Gld)|Hengeloo\tNL\tNL.03\t11\t52.05083\t6.30972\t4510
+P\t23\tSamara\tKuybyshev|Kuibyshev\tRU\tRU.65\t12\t53.20007\t50.15\t1163399
+P\t24\tKuybyshev\tKainsk\tRU\tRU.53\t13\t55.4529\t78.3074\t45000
+P\t25\tKorolev\tKaliningrad\tRU\tRU.47\t\t55.91631\t37.82704\t221797
+P\t26\tKaliningrad\tKönigsberg\tRU\tRU.23\t\t54.70649\t20.51095\t475056
+P\t28\tRiga\t\tLV\tLV.25\t14\t56.946\t24.10589\t742572
+P\t29\tTukums\t\tLV\tLV.B2\t\t56.96694\t23.15528\t18348
+P\t30\tDaugavpils\t\tLV\tLV.A3\t\t55.88333\t26.53333\t93312
+P\t31\tTorres Vedras\t\tPT\tPT.14\t15\t39.09109\t-9.2586\t19000
+P\t32\tOdivelas\t\tPT\tPT.14\t15|16\t38.79269\t-9.18380\t144549
+P\t33\tSant Pere, Santa Caterina i La Ribera\t\tES\tES.56\t\t41.38788\t2.18081\t22856
+P\t34\tVári\t\tGR\tGR.ESYE31\t\t37.83\t23.8\t16717
+P\t35\tVári\t\tGR\tGR.ESYE11\t\t41.1\t24.9\t5000
 ";
 
 fn gaz() -> Gazetteer {
-    match Gazetteer::from_reader(TINY.as_bytes()) {
+    let text = format!("{TINY}{ISSUE_13}");
+    match Gazetteer::from_reader(text.as_bytes()) {
         Ok(g) => g,
         Err(e) => panic!("tiny gazetteer must load: {e}"),
     }
@@ -59,7 +86,7 @@ fn found(l: Lookup) -> Match {
 
 #[test]
 fn loads_all_places() {
-    assert_eq!(gaz().len(), 19);
+    assert_eq!(gaz().len(), 34);
 }
 
 #[test]
@@ -148,7 +175,7 @@ fn known_region_without_that_place_is_not_found() {
 fn uk_county_and_nation() {
     let m = found(look(&gaz(), "Harlow", &["Essex", "England"], Some("GB")));
     assert_eq!((m.geonameid, m.matched_on), (7, "name+region"));
-    // Newport: two in England, one in Essex.
+    // Newport: three in England (25k, 13k, 2k), one in Essex.
     assert_eq!(
         found(look(&gaz(), "Newport", &["Essex", "England"], Some("GB"))).geonameid,
         10
@@ -227,4 +254,121 @@ fn malformed_lines_are_errors_with_line_numbers() {
     }
     assert!(Gazetteer::from_reader("X\t1\n".as_bytes()).is_err());
     assert!(Gazetteer::from_reader("".as_bytes()).is_ok_and(|g| g.is_empty()));
+}
+
+#[test]
+fn a_current_name_beats_a_former_or_alternate_one() {
+    let g = gaz();
+    // Kuybyshev is a town of the Novosibirsk region; Samara only carried the name.
+    let m = found(look(&g, "Kuybyshev", &[], Some("RU")));
+    assert_eq!((m.geonameid, m.matched_on), (24, "name"));
+    // Kaliningrad is Kaliningrad, not Korolyov that was once called so.
+    assert_eq!(
+        found(look(&g, "Kaliningrad", &[], Some("RU"))).geonameid,
+        26
+    );
+    // Before issue 13 both stayed ambiguous (Kuybyshev went to Samara by population).
+    let q = |city| {
+        g.lookup_rules(
+            &Query {
+                city,
+                regions: &[],
+                country_code: Some("RU"),
+            },
+            &Rules::ISSUE_5,
+        )
+    };
+    assert!(matches!(q("Kaliningrad"), Lookup::Ambiguous { .. }));
+    assert_eq!(found(q("Kuybyshev")).geonameid, 23);
+    // A village's main name does not hide a city's own native name.
+    let village = "P\t27\tMünchen\t\tDE\tDE.15\t\t50.8\t11.3\t500\n";
+    let with_village = Gazetteer::from_reader(format!("{TINY}{village}").as_bytes());
+    let with_village = with_village.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        found(look(&with_village, "München", &[], Some("DE"))).geonameid,
+        1
+    );
+    // The region still decides: Samara, by its old name in its own region.
+    assert_eq!(
+        found(look(&g, "Kuybyshev", &["Samara Oblast"], Some("RU"))).geonameid,
+        23
+    );
+}
+
+#[test]
+fn a_town_before_villages_but_never_between_two_towns() {
+    let g = gaz();
+    // Hengelo, Overijssel (82k) over Hengelo, Gelderland (4.5k): 18×.
+    let m = found(look(&g, "Hengelo", &[], Some("NL")));
+    assert_eq!((m.geonameid, m.matched_on), (21, "name+population"));
+    assert!(m.confidence >= 0.7 && m.confidence < 0.9);
+    // 16.7k vs 5k: a town, but not 5× the village — a person would hesitate.
+    assert!(matches!(
+        look(&g, "Vári", &[], Some("GR")),
+        Lookup::Ambiguous { .. }
+    ));
+    // Two towns (25k and 13k) stay ambiguous.
+    assert!(matches!(
+        look(&g, "Newport", &["England"], Some("GB")),
+        Lookup::Ambiguous { .. }
+    ));
+    // The rule can be switched off for comparisons.
+    let off = Dominance {
+        town_ratio: 0,
+        ..Dominance::DEFAULT
+    };
+    let q = Query {
+        city: "Hengelo",
+        regions: &[],
+        country_code: Some("NL"),
+    };
+    assert!(matches!(
+        g.lookup_with(&q, Some(off)),
+        Lookup::Ambiguous { .. }
+    ));
+}
+
+#[test]
+fn town_town_is_two_places_and_a_comma_name_is_one() {
+    use bandmap_location::PlaceNames;
+    let g = gaz();
+    // Riga is a region too, but it does not hold Tukums: the second part is a town.
+    let m = found(look(&g, "Tukums", &["Riga"], Some("LV")));
+    assert_eq!((m.geonameid, m.matched_on), (29, "name+town"));
+    assert!(m.confidence >= 0.7 && m.confidence <= 0.85);
+    assert!(g.are_two_towns("Tukums", "Riga", "LV"));
+    assert!(g.are_two_towns("Torres Vedras", "Odivelas", "PT"));
+    assert_eq!(
+        found(look(&g, "Torres Vedras", &["Odivelas"], Some("PT"))).geonameid,
+        31
+    );
+    // A region that holds the place is a region, even when a town bears its name.
+    assert!(!g.are_two_towns("Riga", "Riga", "LV"));
+    assert!(!g.are_two_towns("Catania", "Sicily", "IT"));
+    // Two towns 190 km apart are no pair: not found, as before.
+    assert!(!g.are_two_towns("Daugavpils", "Riga", "LV"));
+    assert_eq!(
+        look(&g, "Daugavpils", &["Riga"], Some("LV")),
+        Lookup::NotFound
+    );
+    // Not a town of that country: no pair.
+    assert!(!g.are_two_towns("Tukums", "Riga", "EE"));
+    // A place name holding a comma is read whole.
+    let m = found(look(
+        &g,
+        "Sant Pere",
+        &["Santa Caterina i La Ribera"],
+        Some("ES"),
+    ));
+    assert_eq!(m.geonameid, 33);
+    assert!(g.is_place_name("Sant Pere, Santa Caterina i La Ribera", "ES"));
+    assert!(!g.is_place_name("Sant Pere, Santa Caterina i La Ribera", "FR"));
+    // Before issue 13: not found.
+    let regions = ["Santa Caterina i La Ribera".to_string()];
+    let q = Query {
+        city: "Sant Pere",
+        regions: &regions,
+        country_code: Some("ES"),
+    };
+    assert_eq!(g.lookup_rules(&q, &Rules::ISSUE_5), Lookup::NotFound);
 }
