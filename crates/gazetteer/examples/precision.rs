@@ -35,21 +35,35 @@ fn main() -> Result<(), Box<dyn Error>> {
     for r in &set {
         by_form.entry(r.form).or_default().push(r.clone());
     }
-    let mut after = Score::default();
-    for (name, rules) in [
+    // Issue 13's rules added one at a time, from issue 5's to the rules in force.
+    let current = Rules {
+        current_names_first: true,
+        ..Rules::ISSUE_5
+    };
+    let villages = Rules {
+        dominance: Rules::DEFAULT.dominance,
+        ..current
+    };
+    let steps = [
         ("before (issue 5 rules)", Rules::ISSUE_5),
-        ("after (rules in force)", Rules::DEFAULT),
-    ] {
+        ("  + current names before alternates", current),
+        ("  + a town before villages", villages),
+        ("after: + commas (comma names, Town, Town) = rules in force", Rules::DEFAULT),
+    ];
+    let mut after = Score::default();
+    for (name, rules) in steps {
         let s = eval::score(&g, &set, &rules);
         println!("{name}: {}", s.summary());
-        for (form, rows) in &by_form {
-            let f = eval::score(&g, rows, &rules);
-            println!("    {form:?}: {}", f.summary());
+        if rules == Rules::ISSUE_5 || rules == Rules::DEFAULT {
+            for (form, rows) in &by_form {
+                let f = eval::score(&g, rows, &rules);
+                println!("    {form:?}: {}", f.summary());
+            }
+            let (held_resolved, held_wrong, held_n) = held_out(&g, &rules);
+            println!(
+                "    held-out real set: {held_n} locations, placed {held_resolved}, wrong {held_wrong}"
+            );
         }
-        let (held_resolved, held_wrong, held_n) = held_out(&g, &rules);
-        println!(
-            "    held-out real set: {held_n} locations, placed {held_resolved}, wrong {held_wrong}"
-        );
         after = s;
     }
     println!("wrong rows (after): {}", after.wrong.len());
