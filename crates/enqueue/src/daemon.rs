@@ -64,6 +64,7 @@ pub async fn run_with(
     periods: Periods,
 ) -> anyhow::Result<()> {
     let instance = Instance::new(SERVICE);
+    crate::names::load(&config).await;
     recover(&pool, &instance).await;
     let started = Instant::now();
     let max_age = health::max_scan_age(config.enqueue.auto_interval);

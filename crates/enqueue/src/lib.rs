@@ -10,6 +10,7 @@ mod daemon;
 mod error;
 mod health;
 mod insert;
+mod names;
 pub mod plan;
 mod report;
 mod scan;
@@ -18,5 +19,6 @@ pub use daemon::{JOB_TYPE, POLL_INTERVAL, Periods, SERVICE, poll_once, run, run_
 pub use error::EnqueueError;
 pub use health::{judge as judge_last_scan, max_scan_age};
 pub use insert::MAX_FAILURE_LINES;
+pub use names::{SharedNames, use_place_names};
 pub use report::ScanReport;
 pub use scan::{BATCH_SIZE, run_once};

@@ -10,7 +10,7 @@
 //!   skipped with the reason.
 
 use bandmap_db::band_locations::enqueue::{NewLocation, PlannedFrom, Start, UnqueuedBand};
-use bandmap_location::{Country, countries, parse};
+use bandmap_location::{Country, NoNames, PlaceNames, countries, parse_with};
 use std::fmt;
 
 pub use bandmap_db::band_locations::CENTROID_CONFIDENCE;
@@ -93,10 +93,20 @@ fn own_country_name(band: &UnqueuedBand, country: &Country) -> String {
 
 /// Plans the rows of one band.
 pub fn plan(band: &UnqueuedBand) -> Plan {
+    plan_with(band, &NoNames)
+}
+
+/// [`plan`] with a gazetteer's place-name knowledge (issue 13): `Tukums, Riga` plans two
+/// rows of one step, `Sant Pere, Santa Caterina i La Ribera` one.
+pub fn plan_with(band: &UnqueuedBand, names: &dyn PlaceNames) -> Plan {
     let country = band_country(band);
     let parse_country =
         non_blank(band.country_code.as_deref()).or_else(|| non_blank(band.country.as_deref()));
-    let steps = parse(band.location_text.as_deref().unwrap_or(""), parse_country);
+    let steps = parse_with(
+        band.location_text.as_deref().unwrap_or(""),
+        parse_country,
+        names,
+    );
     if steps.is_empty() {
         return match country {
             Ok(c) => Plan::Rows(vec![country_only(band, c)]),
@@ -175,6 +185,43 @@ mod tests {
             Plan::Rows(r) => r,
             Plan::Skip(s) => panic!("skipped: {s}"),
         }
+    }
+
+    /// Knows that Tukums and Riga are two neighbouring towns of Latvia.
+    struct TwoTowns;
+
+    impl PlaceNames for TwoTowns {
+        fn is_place_name(&self, _: &str, _: &str) -> bool {
+            false
+        }
+        fn are_two_towns(&self, first: &str, second: &str, cc: &str) -> bool {
+            (first, second, cc) == ("Tukums", "Riga", "LV")
+        }
+    }
+
+    #[test]
+    fn town_town_with_place_names_gives_two_rows_of_one_step() {
+        let b = band(
+            Some("Tukums, Riga (early); Riga (later)"),
+            Some("Latvia"),
+            Some("LV"),
+        );
+        let got: Vec<_> = rows(plan_with(&b, &TwoTowns))
+            .iter()
+            .map(|r| (r.step, r.raw.clone(), r.city.clone(), r.regions.clone()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (0, "Tukums".to_owned(), Some("Tukums".to_owned()), vec![]),
+                (0, "Riga".to_owned(), Some("Riga".to_owned()), vec![]),
+                (1, "Riga".to_owned(), Some("Riga".to_owned()), vec![]),
+            ]
+        );
+        // Without names: one row, Riga read as Tukums' region (as before issue 13).
+        let before = rows(plan(&b));
+        assert_eq!(before.len(), 2);
+        assert_eq!(before[0].regions, vec!["Riga".to_owned()]);
     }
 
     #[test]

@@ -11,7 +11,8 @@
 
 use crate::error::EnqueueError;
 use crate::insert::{self, Progress};
-use crate::plan::{Plan, SkipReason, plan};
+use crate::names;
+use crate::plan::{Plan, SkipReason, plan, plan_with};
 use crate::report::ScanReport;
 use bandmap_db::band_locations::enqueue::{NewLocation, bands_without_rows};
 use bandmap_db::runs::{self, JobType, Level, Run, RunStatus, Stop};
@@ -194,11 +195,16 @@ async fn read_and_plan(pool: &PgPool, after: i64) -> Result<Option<Page>, Enqueu
     let Some(last_ma_id) = bands.last().map(|b| b.ma_id) else {
         return Ok(None);
     };
+    let known = names::current();
     let page = tokio::task::spawn_blocking(move || {
         let mut rows = Vec::with_capacity(bands.len() * 2);
         let mut skipped = Vec::new();
         for b in &bands {
-            match plan(b) {
+            let planned = match known.as_deref() {
+                Some(n) => plan_with(b, n),
+                None => plan(b),
+            };
+            match planned {
                 Plan::Rows(r) => rows.extend(r),
                 Plan::Skip(reason) => skipped.push((reason, b.ma_id)),
             }

@@ -48,7 +48,10 @@ fn main() -> Result<(), Box<dyn Error>> {
         ("before (issue 5 rules)", Rules::ISSUE_5),
         ("  + current names before alternates", current),
         ("  + a town before villages", villages),
-        ("after: + commas (comma names, Town, Town) = rules in force", Rules::DEFAULT),
+        (
+            "after: + commas (comma names, Town, Town) = rules in force",
+            Rules::DEFAULT,
+        ),
     ];
     let mut after = Score::default();
     for (name, rules) in steps {
