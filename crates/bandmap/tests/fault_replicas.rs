@@ -48,7 +48,7 @@ fn duplicates(items: &[String]) -> Vec<(String, usize)> {
 fn serve_demo(solver: &FakeSolver) {
     let dir: PathBuf = repo().join("demo/upstream");
     solver.serve_from(Arc::new(move |url: &str| {
-        let path = bandmap_upstream::recorded_path(&dir, url);
+        let path = bandmap_upstream::client::recorded_path(&dir, url);
         match std::fs::read_to_string(&path) {
             Ok(page) => Some(page),
             Err(_) if url.contains("/ajax-") => Some(chrome_json_page(
