@@ -16,6 +16,7 @@
 mod fault_support;
 
 use bandmap_fakes::geoapify::{FakeGeoapify, GeoFault};
+use bandmap_fakes::llm::{FakeLlm, LlmFault};
 use bandmap_fakes::solver::{FakeSolver, SolverFault, chrome_json_page};
 use fault_support::*;
 use std::collections::BTreeMap;
@@ -30,6 +31,18 @@ fn place(i: usize) -> String {
     let a = (b'a' + (i / 26) as u8) as char;
     let b = (b'a' + (i % 26) as u8) as char;
     format!("Qzx{a}{b}vik")
+}
+
+/// Places nobody but the LLM knows (the provider answers nothing for them).
+const LLM_PLACES: usize = 4;
+
+fn llm_place(i: usize) -> String {
+    format!("Qzxllm{}", place(i).trim_start_matches("Qzx"))
+}
+
+/// What the LLM makes of `llm_place(i)`: a town the provider knows.
+fn llm_town(i: usize) -> String {
+    format!("Qzxtown{}", place(i).trim_start_matches("Qzx"))
 }
 
 fn duplicates(items: &[String]) -> Vec<(String, usize)> {
@@ -103,7 +116,22 @@ async fn two_of_each_worker_with_faulty_outside_services_process_everything_once
     serve_demo(&solver);
     solver.fail_first_request(Arc::new(band_fault));
     let geo = FakeGeoapify::start().await;
-    geo.answer_every_text_as_city(0.95);
+    geo.set_default(Arc::new(|text: &str, cc: Option<&str>| {
+        if text.contains("Qzxllm") {
+            return Vec::new();
+        }
+        let name = text.split(',').next().unwrap_or(text).trim();
+        vec![FakeGeoapify::result(name, 60.5, 10.5, "city", Some(0.95), cc.unwrap_or("no"))]
+    }));
+    let llm = FakeLlm::start().await;
+    for i in 0..LLM_PLACES {
+        llm.answer_for(
+            llm_place(i),
+            serde_json::json!({"city": llm_town(i), "region": null, "country": "Norway", "confidence": 0.9}),
+        );
+    }
+    llm.fail_next("*", LlmFault::RateLimited { retry_after_secs: 1 }, 1);
+    llm.fail_next("*", LlmFault::Malformed, 1);
     geo.fail_first_call(Arc::new(|text: &str| {
         if text.contains(&place(0)) {
             Some(GeoFault::Status(429))
@@ -125,6 +153,8 @@ async fn two_of_each_worker_with_faulty_outside_services_process_everything_once
         ("GEOCODING_API_KEY", "fault-geoapify-key".to_string()),
         ("GEOCODER_MIN_DELAY", "0".to_string()),
         ("GEOCODER_MIN_JITTER", "0".to_string()),
+        ("LLM_BASE_URL", llm.url()),
+        ("LLM_API_KEY", "fault-llm-key".to_string()),
     ] {
         set(&mut env, k, v);
     }
@@ -136,10 +166,12 @@ async fn two_of_each_worker_with_faulty_outside_services_process_everything_once
     let demo = repo().join("demo/bands.ndjson");
     Bandmap::run(&dir.0, &["import", demo.to_str().unwrap()], &env);
     let ndjson: String = (0..PLACES)
-        .map(|i| {
+        .map(|i| (3_549_980_000_i64 + i as i64, place(i)))
+        .chain((0..LLM_PLACES).map(|i| (3_549_981_000_i64 + i as i64, llm_place(i))))
+        .map(|(id, text)| {
             serde_json::json!({
-                "ma_id": 3_549_980_000_i64 + i as i64, "name": format!("Replica {i}"),
-                "country": "Norway", "country_code": "NO", "location_text": place(i),
+                "ma_id": id, "name": format!("Replica {id}"),
+                "country": "Norway", "country_code": "NO", "location_text": text,
                 "genre": "Black Metal", "status": "Active", "formed_year": 2000
             })
             .to_string()
@@ -168,6 +200,7 @@ async fn two_of_each_worker_with_faulty_outside_services_process_everything_once
         ("geocoder-1", "geocoder"),
         ("geocoder-2", "geocoder"),
         ("enqueue", "enqueue"),
+        ("llm", "llm"),
     ] {
         workers.push(Bandmap::start(&dir.0, name, &[cmd], &env));
     }
@@ -188,11 +221,20 @@ async fn two_of_each_worker_with_faulty_outside_services_process_everything_once
         "every demo band enriched, every place geocoded, no run running",
         tails,
         || async {
+            // The malformed LLM answer's row waits 60 s before its retry; the clock is
+            // moved on instead (a lease, 15 minutes ahead, is never touched).
+            let _ = sqlx::query(
+                "UPDATE band_locations SET next_attempt_at = now()
+                 WHERE geocode_status = 'llm_needed' AND error LIKE '%malformed%'
+                   AND next_attempt_at BETWEEN now() + interval '2 seconds' AND now() + interval '5 minutes'",
+            )
+            .execute(&db)
+            .await;
             count(
                 &db,
                 "SELECT (SELECT count(*) FROM bands WHERE NOT enriched AND ma_id < 3549980000)
                       + (SELECT count(*) FROM band_locations
-                         WHERE geocode_status IN ('pending', 'processing'))
+                         WHERE geocode_status IN ('pending', 'processing', 'llm_needed'))
                       + (SELECT count(*) FROM crawl_run WHERE status = 'running')
                       + (SELECT CASE WHEN count(*) = 0 THEN 1 ELSE 0 END FROM band_locations)
                       + (SELECT count(*) FROM job_triggers WHERE status IN ('pending', 'claimed'))",
@@ -270,7 +312,7 @@ async fn two_of_each_worker_with_faulty_outside_services_process_everything_once
     let answered: Vec<String> = geo
         .answered_texts()
         .into_iter()
-        .filter(|t| t.contains("Qzx"))
+        .filter(|t| (0..PLACES).any(|i| t.contains(&place(i))))
         .collect();
     assert_eq!(duplicates(&answered), vec![], "a place geocoded twice");
     assert_eq!(answered.len(), PLACES, "{answered:?}");
@@ -281,6 +323,29 @@ async fn two_of_each_worker_with_faulty_outside_services_process_everything_once
     )
     .await
     .unwrap();
-    assert_eq!(done, PLACES as i64, "every place, faulted or not, is done");
+    assert_eq!(done, (PLACES + LLM_PLACES) as i64, "every place, faulted or not, is done");
+
+    // The LLM: a 429 and an invalid JSON answer each cost one row one more call; every
+    // place the LLM resolved is answered once.
+    let answers: Vec<(String, String)> = llm
+        .requests()
+        .iter()
+        .map(|r| (r.user_message(), r.answered.clone()))
+        .collect();
+    for fault in ["429", "malformed"] {
+        assert!(answers.iter().any(|(_, a)| a == fault), "{fault}: {answers:?}");
+    }
+    for i in 0..LLM_PLACES {
+        let ok = answers
+            .iter()
+            .filter(|(m, a)| m.contains(&llm_place(i)) && a == "ok")
+            .count();
+        assert_eq!(ok, 1, "{} answered once: {answers:?}", llm_place(i));
+    }
+    assert_eq!(
+        answers.len(),
+        LLM_PLACES + 2,
+        "one call per place plus one per fault: {answers:?}"
+    );
     drop(cluster);
 }
