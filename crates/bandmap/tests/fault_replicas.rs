@@ -96,11 +96,11 @@ fn band_fault(url: &str) -> Option<SolverFault> {
     }
     let faults = [
         ("3540001011", SolverFault::Http403),
-        ("3540001022", SolverFault::Http429),
-        ("3540001033", SolverFault::SolutionStatus429),
-        ("3540001044", SolverFault::EmptyBody),
-        ("3540001055", SolverFault::Challenge),
-        ("3540001066", SolverFault::Error500),
+        ("3540001012", SolverFault::Http429),
+        ("3540001013", SolverFault::SolutionStatus429),
+        ("3540001101", SolverFault::EmptyBody),
+        ("3540001102", SolverFault::Challenge),
+        ("3540001103", SolverFault::Error500),
     ];
     faults
         .iter()
