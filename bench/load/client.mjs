@@ -25,8 +25,8 @@ async function timed(endpoint, url, init) {
   const t0 = performance.now();
   try {
     const res = await fetch(url, init);
-    await res.arrayBuffer();
-    record(endpoint, performance.now() - t0, res.ok, `HTTP ${res.status}`);
+    const body = await res.text();
+    record(endpoint, performance.now() - t0, res.ok, `HTTP ${res.status} ${url} ${body.slice(0, 200)}`);
   } catch (e) {
     record(endpoint, performance.now() - t0, false, String(e.cause ?? e));
   }
@@ -46,7 +46,8 @@ function clustersUrl() {
     // A window around a random European point, smaller as the zoom grows.
     const w = 360 / 2 ** zoom * 4, h = w * 0.6;
     const lon = rnd(-10, 30), lat = rnd(36, 68);
-    bbox = `&bbox=${(lon - w / 2).toFixed(3)},${(lat - h / 2).toFixed(3)},${(lon + w / 2).toFixed(3)},${(lat + h / 2).toFixed(3)}`;
+    const clamp = (v, m) => Math.max(-m, Math.min(m, v)).toFixed(3);
+    bbox = `&bbox=${clamp(lon - w / 2, 180)},${clamp(lat - h / 2, 90)},${clamp(lon + w / 2, 180)},${clamp(lat + h / 2, 90)}`;
   }
   return `${base}/api/clusters?zoom=${zoom}${bbox}${pick(filters)}`;
 }

@@ -121,7 +121,14 @@ async fn two_of_each_worker_with_faulty_outside_services_process_everything_once
             return Vec::new();
         }
         let name = text.split(',').next().unwrap_or(text).trim();
-        vec![FakeGeoapify::result(name, 60.5, 10.5, "city", Some(0.95), cc.unwrap_or("no"))]
+        vec![FakeGeoapify::result(
+            name,
+            60.5,
+            10.5,
+            "city",
+            Some(0.95),
+            cc.unwrap_or("no"),
+        )]
     }));
     let llm = FakeLlm::start().await;
     for i in 0..LLM_PLACES {
@@ -130,7 +137,13 @@ async fn two_of_each_worker_with_faulty_outside_services_process_everything_once
             serde_json::json!({"city": llm_town(i), "region": null, "country": "Norway", "confidence": 0.9}),
         );
     }
-    llm.fail_next("*", LlmFault::RateLimited { retry_after_secs: 1 }, 1);
+    llm.fail_next(
+        "*",
+        LlmFault::RateLimited {
+            retry_after_secs: 1,
+        },
+        1,
+    );
     llm.fail_next("*", LlmFault::Malformed, 1);
     geo.fail_first_call(Arc::new(|text: &str| {
         if text.contains(&place(0)) {
@@ -323,7 +336,11 @@ async fn two_of_each_worker_with_faulty_outside_services_process_everything_once
     )
     .await
     .unwrap();
-    assert_eq!(done, (PLACES + LLM_PLACES) as i64, "every place, faulted or not, is done");
+    assert_eq!(
+        done,
+        (PLACES + LLM_PLACES) as i64,
+        "every place, faulted or not, is done"
+    );
 
     // The LLM: a 429 and an invalid JSON answer each cost one row one more call; every
     // place the LLM resolved is answered once.
@@ -333,7 +350,10 @@ async fn two_of_each_worker_with_faulty_outside_services_process_everything_once
         .map(|r| (r.user_message(), r.answered.clone()))
         .collect();
     for fault in ["429", "malformed"] {
-        assert!(answers.iter().any(|(_, a)| a == fault), "{fault}: {answers:?}");
+        assert!(
+            answers.iter().any(|(_, a)| a == fault),
+            "{fault}: {answers:?}"
+        );
     }
     for i in 0..LLM_PLACES {
         let ok = answers

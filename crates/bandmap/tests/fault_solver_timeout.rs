@@ -16,8 +16,14 @@ const NEXT: &str = "https://www.metal-archives.com/bands/Next/3540009002";
 #[tokio::test]
 async fn a_solver_silent_past_the_timeout_costs_the_page_one_retry() {
     let solver = FakeSolver::start().await;
-    solver.add_html(SILENT, "<html><body><h1 class=\"band_name\">Silent</h1></body></html>");
-    solver.add_html(NEXT, "<html><body><h1 class=\"band_name\">Next</h1></body></html>");
+    solver.add_html(
+        SILENT,
+        "<html><body><h1 class=\"band_name\">Silent</h1></body></html>",
+    );
+    solver.add_html(
+        NEXT,
+        "<html><body><h1 class=\"band_name\">Next</h1></body></html>",
+    );
     // Silent well past the client's timeout (30 s with maxTimeout 0).
     solver.set_stall(Duration::from_secs(3600));
     solver.fail_first_request(Arc::new(|url: &str| {

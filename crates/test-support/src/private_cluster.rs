@@ -8,8 +8,9 @@
 //! Local (Unix-socket) connections are `trust`; TCP connections need the superuser's
 //! password (`scram-sha-256`), so a URL with a password is the real thing.
 //!
-//! The binaries are found with `pg_config --bindir`, else in `/usr/lib/postgresql/*/bin`
-//! (Debian), or in `PG_BINDIR`.
+//! The binaries are taken from `PG_BINDIR`, else from the highest
+//! `/usr/lib/postgresql/VERSION/bin` (Debian) whose PostGIS is installed, else from
+//! `pg_config --bindir`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -45,10 +46,19 @@ fn find_bindir() -> PathBuf {
                 .filter_map(Result::ok)
                 .map(|e| e.path().join("bin"))
                 .filter(|p| p.join("initdb").exists())
+                // Only a version PostGIS is installed for.
+                .filter(|p| {
+                    p.parent().and_then(Path::file_name).is_some_and(|v| {
+                        Path::new("/usr/share/postgresql")
+                            .join(v)
+                            .join("extension/postgis.control")
+                            .exists()
+                    })
+                })
                 .collect()
         })
         .unwrap_or_default();
-    // The highest version installed (the one PostGIS is packaged for on this machine).
+    // The highest such version.
     candidates.sort_by_key(|p| {
         p.parent()
             .and_then(Path::file_name)
