@@ -5,8 +5,12 @@
 // keeps enqueueing, geocoding and rebuilding the map index during the run.
 // Prints one JSON object: per endpoint count, errors, p50/p99 (ms), and the first errors.
 //
-// usage: node client.mjs BASE DUR CLIENTS ADMIN_CLIENTS ADMIN_PASSWORD IMPORT_TOKEN RUN
-const [base, dur, clients, adminClients, password, importToken, run] = process.argv.slice(2);
+// With MODE `baseline`, the CLIENTS clients ask `/healthz` (no database, no index) and
+// nothing else: the machine's and the HTTP stack's ceiling at that concurrency, measured in
+// the same session, against which run.sh states the other figures as ratios.
+//
+// usage: node client.mjs BASE DUR CLIENTS ADMIN_CLIENTS ADMIN_PASSWORD IMPORT_TOKEN RUN [MODE]
+const [base, dur, clients, adminClients, password, importToken, run, mode] = process.argv.slice(2);
 const durationMs = Number(dur) * 1000;
 const stats = new Map(); // endpoint -> {lat: [], errors: 0}
 const firstErrors = [];
@@ -100,16 +104,22 @@ async function feeder(until) {
   }
 }
 
-const cookie = await login();
-const lists = await adminLists();
+const baseline = mode === "baseline";
+const cookie = baseline ? "" : await login();
+const lists = baseline ? [] : await adminLists();
 const until = performance.now() + durationMs;
 const loops = [];
-for (let i = 0; i < Number(clients); i++) {
+for (let i = 0; baseline && i < Number(clients); i++) {
+  loops.push((async () => {
+    while (performance.now() < until) await timed("GET /healthz", `${base}/healthz`);
+  })());
+}
+for (let i = 0; !baseline && i < Number(clients); i++) {
   loops.push((async () => {
     while (performance.now() < until) await timed("GET /api/clusters", clustersUrl());
   })());
 }
-for (let i = 0; i < Number(adminClients); i++) {
+for (let i = 0; !baseline && i < Number(adminClients); i++) {
   loops.push((async () => {
     while (performance.now() < until) {
       const p = pick(lists);
@@ -117,11 +127,11 @@ for (let i = 0; i < Number(adminClients); i++) {
     }
   })());
 }
-loops.push(feeder(until));
+if (!baseline) loops.push(feeder(until));
 await Promise.all(loops);
 
 const pct = (xs, q) => xs[Math.min(xs.length - 1, Math.floor(q * xs.length))];
-const out = { run: Number(run), endpoints: {}, errors: 0, requests: 0, firstErrors };
+const out = { run: Number(run), seconds: Number(dur), endpoints: {}, errors: 0, requests: 0, firstErrors };
 for (const [endpoint, s] of [...stats.entries()].sort()) {
   s.lat.sort((a, b) => a - b);
   out.endpoints[endpoint] = {

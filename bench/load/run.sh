@@ -7,7 +7,10 @@
 # bands, for DUR seconds — RUNS consecutive times against the same process. Prints, per run,
 # per endpoint count / errors / p50 / p99, and the process RSS at the start, middle and end
 # of each run; exits non-zero on any error. `bandmap all` is one process: its RSS is the
-# server's plus the workers'.
+# server's plus the workers'. Latencies are also given as ratios (xN) to a baseline measured
+# first in the same session: the same number of clients on /healthz, which touches neither
+# the database nor the index (closed loops: latency ≈ clients / throughput, so the absolute
+# figures say as much about the machine as about the server).
 # Needs: PostgreSQL+PostGIS on 127.0.0.1:5432 (user postgres, trust; PG to change), node 20+,
 # the gazetteer (scripts/fetch-gazetteer.sh).
 # Env: DUR (60), CLIENTS (200), ADMIN_CLIENTS (20), RUNS (3), PORT (18090),
@@ -84,6 +87,14 @@ pipeline() {
 errors=0
 summary="$OUT/summary.txt"
 : >"$summary"
+BASE_DUR=${BASE_DUR:-15}
+echo "== baseline: $CLIENTS clients on /healthz, ${BASE_DUR}s (same process, workers running)"
+node "$HERE/client.mjs" "$BASE" "$BASE_DUR" "$CLIENTS" 0 "$password" "$token" 0 baseline >"$OUT/baseline.json"
+node -e '
+  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+  const h = r.endpoints["GET /healthz"];
+  console.log(`baseline: GET /healthz ${h.count} req in ${r.seconds}s (${(h.count / r.seconds).toFixed(0)}/s), ${h.errors} err, p50 ${h.p50_ms} ms, p99 ${h.p99_ms} ms`);
+' "$OUT/baseline.json" | tee -a "$summary"
 for run in $(seq 1 "$RUNS"); do
   echo "== run $run: $CLIENTS clients on /api/clusters, $ADMIN_CLIENTS on the admin lists, ${DUR}s"
   start_rss=$(rss); start_pipe=$(pipeline)
@@ -94,14 +105,16 @@ for run in $(seq 1 "$RUNS"); do
   wait "$CLIENT"
   end_rss=$(rss); end_pipe=$(pipeline)
   node -e '
-    const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-    const [s, m, e, ps, pm, pe] = process.argv.slice(2);
-    console.log(`run ${r.run}: ${r.requests} requests, ${r.errors} errors; RSS start ${s} MB, middle ${m} MB, end ${e} MB`);
+    const fs = require("fs");
+    const r = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+    const b = JSON.parse(fs.readFileSync(process.argv[8], "utf8")).endpoints["GET /healthz"];
+    const [s, m, e, ps, pm, pe] = process.argv.slice(2, 8);
+    console.log(`run ${r.run}: ${r.requests} requests in ${r.seconds}s (${(r.requests / r.seconds).toFixed(0)}/s), ${r.errors} errors; RSS start ${s} MB, middle ${m} MB, end ${e} MB`);
     console.log(`  pipeline start: ${ps}\n  pipeline middle: ${pm}\n  pipeline end: ${pe}`);
     for (const [k, v] of Object.entries(r.endpoints))
-      console.log(`  ${k.padEnd(34)} ${String(v.count).padStart(7)} req  ${String(v.errors).padStart(3)} err  p50 ${String(v.p50_ms).padStart(7)} ms  p99 ${String(v.p99_ms).padStart(7)} ms`);
+      console.log(`  ${k.padEnd(34)} ${String(v.count).padStart(7)} req  ${String(v.errors).padStart(3)} err  p50 ${String(v.p50_ms).padStart(7)} ms (x${(v.p50_ms / b.p50_ms).toFixed(2)})  p99 ${String(v.p99_ms).padStart(7)} ms (x${(v.p99_ms / b.p99_ms).toFixed(2)})`);
     for (const e of r.firstErrors) console.log(`  error: ${e}`);
-  ' "$OUT/run$run.json" "$start_rss" "$mid_rss" "$end_rss" "$start_pipe" "$mid_pipe" "$end_pipe" | tee -a "$summary"
+  ' "$OUT/run$run.json" "$start_rss" "$mid_rss" "$end_rss" "$start_pipe" "$mid_pipe" "$end_pipe" "$OUT/baseline.json" | tee -a "$summary"
   errors=$((errors + $(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).errors)' "$OUT/run$run.json")))
 done
 echo "== $(nproc) cores; total errors: $errors" | tee -a "$summary"
