@@ -118,5 +118,5 @@ for run in $(seq 1 "$RUNS"); do
   errors=$((errors + $(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).errors)' "$OUT/run$run.json")))
 done
 echo "== $(nproc) cores; total errors: $errors" | tee -a "$summary"
-grep -c ' ERROR ' "$OUT/bandmap.log" | xargs -I{} echo "== error lines in the bandmap log: {}" | tee -a "$summary"
+echo "== error lines in the bandmap log: $(grep -c ' ERROR ' "$OUT/bandmap.log" || true)" | tee -a "$summary"
 [ "$errors" -eq 0 ]
