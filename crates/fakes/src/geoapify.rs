@@ -28,6 +28,18 @@ use serde_json::{Value, json};
 /// Answers for texts that are not in the map: `(text, country filter) → results`.
 pub type Rule = Arc<dyn Fn(&str, Option<&str>) -> Vec<Value> + Send + Sync>;
 
+/// A fault answered to the first call of a text ([`FakeGeoapify::fail_first_call`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GeoFault {
+    /// HTTP status with the provider's error body (429, 500, …).
+    Status(u16),
+    /// No answer for this long (longer than the client's timeout), then HTTP 504.
+    NoAnswer(Duration),
+}
+
+/// For a text asked for the first time: the fault it gets, if any.
+pub type FaultRule = Arc<dyn Fn(&str) -> Option<GeoFault> + Send + Sync>;
+
 /// One request the fake received.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GeoapifyCall {
@@ -57,6 +69,12 @@ struct Inner {
     api_key: Option<String>,
     delay: Duration,
     calls: Vec<GeoapifyCall>,
+    first_call_rule: Option<FaultRule>,
+    seen: std::collections::BTreeSet<String>,
+    /// Texts answered with results (not a fault), in order.
+    answered: Vec<String>,
+    /// Texts that got a fault of `first_call_rule`, with it.
+    faulted: Vec<(String, GeoFault)>,
 }
 
 type Shared = Arc<Mutex<Inner>>;
@@ -95,6 +113,10 @@ impl FakeGeoapify {
             api_key: None,
             delay: Duration::ZERO,
             calls: Vec::new(),
+            first_call_rule: None,
+            seen: std::collections::BTreeSet::new(),
+            answered: Vec::new(),
+            faulted: Vec::new(),
         }));
         let app = Router::new()
             .route("/v1/geocode/search", get(search))
@@ -170,6 +192,22 @@ impl FakeGeoapify {
     /// Waits this long before answering (latency of the real service).
     pub fn set_delay(&self, delay: Duration) {
         lock(&self.state).delay = delay;
+    }
+
+    /// The first call of every text for which `rule` answers a fault gets that fault;
+    /// later calls of the text are answered normally (each faulted item costs one retry).
+    pub fn fail_first_call(&self, rule: FaultRule) {
+        lock(&self.state).first_call_rule = Some(rule);
+    }
+
+    /// Texts answered with results (not a fault), in order: what the geocoders really got.
+    pub fn answered_texts(&self) -> Vec<String> {
+        lock(&self.state).answered.clone()
+    }
+
+    /// Texts that got a fault of [`FakeGeoapify::fail_first_call`], with the fault.
+    pub fn faulted_texts(&self) -> Vec<(String, GeoFault)> {
+        lock(&self.state).faulted.clone()
     }
 
     /// Every call so far, in arrival order.
@@ -252,6 +290,7 @@ fn status_response(status: u16) -> Response {
 /// What one call gets, decided under the lock.
 enum Plan {
     Status(u16),
+    Stall(Duration),
     Results(Vec<Value>),
 }
 
@@ -270,8 +309,19 @@ async fn search(
             .api_key
             .as_ref()
             .is_none_or(|k| params.get("apiKey") == Some(k));
+        let text = params.get("text").map_or("", String::as_str);
+        let first_fault = match s.first_call_rule.clone() {
+            Some(rule) if s.seen.insert(text.to_string()) => rule(text),
+            _ => None,
+        };
         let plan = if let Some(st) = s.faults.pop_front().or(s.always) {
             Plan::Status(st)
+        } else if let Some(fault) = first_fault {
+            s.faulted.push((text.to_string(), fault));
+            match fault {
+                GeoFault::Status(st) => Plan::Status(st),
+                GeoFault::NoAnswer(stall) => Plan::Stall(stall),
+            }
         } else if !key_ok {
             Plan::Status(401)
         } else {
@@ -284,6 +334,7 @@ async fn search(
                 Some(r) => r.clone(),
                 None => (s.default)(text, cc.as_deref()),
             };
+            s.answered.push(text.to_string());
             Plan::Results(filter_and_limit(
                 results,
                 cc.as_deref(),
@@ -297,6 +348,10 @@ async fn search(
     }
     match plan {
         Plan::Status(st) => status_response(st),
+        Plan::Stall(stall) => {
+            tokio::time::sleep(stall).await;
+            status_response(504)
+        }
         Plan::Results(results) => {
             let text = params.get("text").cloned().unwrap_or_default();
             Json(json!({

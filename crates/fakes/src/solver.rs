@@ -15,7 +15,7 @@
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -56,7 +56,17 @@ pub enum SolverFault {
     Error500,
     /// HTTP 500 whose message says Cloudflare blocked the request.
     Blocked500,
+    /// Nothing before the client's timeout: the answer is held for the stall time
+    /// ([`FakeSolver::set_stall`], default one hour), then the solver's own timeout error.
+    NoAnswer,
 }
+
+/// For a URL requested for the first time: the fault it gets, if any
+/// ([`FakeSolver::fail_first_request`]).
+pub type FaultRule = Arc<dyn Fn(&str) -> Option<SolverFault> + Send + Sync>;
+
+/// Pages of URLs not added with [`FakeSolver::add_page`] ([`FakeSolver::serve_from`]).
+pub type PageSource = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
 /// One command the fake received.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,13 +81,33 @@ pub struct SolverCall {
     pub max_timeout: Option<u64>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Default)]
 struct Inner {
     pages: HashMap<String, String>,
     faults: VecDeque<SolverFault>,
     calls: Vec<SolverCall>,
     sessions: BTreeSet<String>,
     next_session: u64,
+    source: Option<PageSource>,
+    first_request_rule: Option<FaultRule>,
+    /// URLs already seen by `first_request_rule`.
+    seen: BTreeSet<String>,
+    /// URLs answered with their page (not a fault), in order.
+    served: Vec<String>,
+    /// URLs that got a fault of `first_request_rule`, with it.
+    faulted: Vec<(String, SolverFault)>,
+    stall: Option<Duration>,
+}
+
+impl std::fmt::Debug for Inner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inner")
+            .field("pages", &self.pages.len())
+            .field("faults", &self.faults)
+            .field("calls", &self.calls.len())
+            .field("sessions", &self.sessions)
+            .finish_non_exhaustive()
+    }
 }
 
 type Shared = Arc<Mutex<Inner>>;
@@ -161,6 +191,40 @@ impl FakeSolver {
         lock(&self.state)
             .faults
             .extend(std::iter::repeat_n(fault, n));
+    }
+
+    /// Pages of URLs not added with `add_page` come from `source` (`None`: the 404 page).
+    pub fn serve_from(&self, source: PageSource) {
+        lock(&self.state).source = Some(source);
+    }
+
+    /// The first `request.get` of every URL for which `rule` answers a fault gets that
+    /// fault; later requests of the URL are answered normally. So each faulted item costs
+    /// exactly one retry, wherever it comes in the run.
+    pub fn fail_first_request(&self, rule: FaultRule) {
+        lock(&self.state).first_request_rule = Some(rule);
+    }
+
+    /// How long [`SolverFault::NoAnswer`] holds its answer (default one hour).
+    pub fn set_stall(&self, stall: Duration) {
+        lock(&self.state).stall = Some(stall);
+    }
+
+    /// URLs answered with their page (not a fault), in order: what a crawler really read.
+    #[must_use]
+    pub fn served_urls(&self) -> Vec<String> {
+        lock(&self.state).served.clone()
+    }
+
+    /// URLs that got a fault of [`FakeSolver::fail_first_request`], with the fault.
+    #[must_use]
+    pub fn faulted_urls(&self) -> Vec<(String, SolverFault)> {
+        lock(&self.state).faulted.clone()
+    }
+
+    /// Forget the URLs served so far.
+    pub fn clear_served(&self) {
+        lock(&self.state).served.clear();
     }
 
     /// Every command received, in order.
@@ -282,8 +346,42 @@ fn solution(url: &str, status: u16, response: &str) -> Response {
     )
 }
 
+/// What one command gets: an answer now, or the stalled answer of [`SolverFault::NoAnswer`].
+enum Decision {
+    Now(Response),
+    Stall(Duration, String),
+}
+
 async fn v1(State(state): State<Shared>, body: String) -> Response {
-    let Ok(req) = serde_json::from_str::<Value>(&body) else {
+    match decide(&state, &body) {
+        Decision::Now(r) => r,
+        Decision::Stall(stall, url) => {
+            tokio::time::sleep(stall).await;
+            fault_response(SolverFault::NoAnswer, &url)
+        }
+    }
+}
+
+/// Marks an answer to be replaced by a stalled one (decided under the lock, slept outside).
+#[derive(Clone)]
+struct Stalled(Duration, String);
+
+fn stall_marker(stall: Duration, url: String) -> Response {
+    let mut r = StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    r.extensions_mut().insert(Stalled(stall, url));
+    r
+}
+
+fn decide(state: &Shared, body: &str) -> Decision {
+    let r = answer(state, body);
+    match r.extensions().get::<Stalled>().cloned() {
+        Some(Stalled(stall, url)) => Decision::Stall(stall, url),
+        None => Decision::Now(r),
+    }
+}
+
+fn answer(state: &Shared, body: &str) -> Response {
+    let Ok(req) = serde_json::from_str::<Value>(body) else {
         return error(
             StatusCode::INTERNAL_SERVER_ERROR,
             "Request body is not JSON.",
@@ -296,7 +394,7 @@ async fn v1(State(state): State<Shared>, body: String) -> Response {
         session: field("session"),
         max_timeout: req.get("maxTimeout").and_then(Value::as_u64),
     };
-    let mut s = lock(&state);
+    let mut s = lock(state);
     s.calls.push(call.clone());
     match call.cmd.as_str() {
         "" => error(
@@ -337,11 +435,29 @@ async fn v1(State(state): State<Shared>, body: String) -> Response {
                 // The real solver creates unknown sessions on the fly.
                 s.sessions.insert(id);
             }
-            if let Some(fault) = s.faults.pop_front() {
+            let first_fault = match s.first_request_rule.clone() {
+                Some(rule) if s.seen.insert(url.clone()) => rule(&url),
+                _ => None,
+            };
+            if let Some(fault) = first_fault {
+                s.faulted.push((url.clone(), fault));
+            }
+            if let Some(fault) = s.faults.pop_front().or(first_fault) {
+                if fault == SolverFault::NoAnswer {
+                    let stall = s.stall.unwrap_or(Duration::from_secs(3600));
+                    return stall_marker(stall, url);
+                }
                 return fault_response(fault, &url);
             }
-            match s.pages.get(&url) {
-                Some(page) => solution(&url, 200, page),
+            let page = match s.pages.get(&url) {
+                Some(page) => Some(page.clone()),
+                None => s.source.clone().and_then(|source| source(&url)),
+            };
+            match page {
+                Some(page) => {
+                    s.served.push(url.clone());
+                    solution(&url, 200, &page)
+                }
                 None => solution(&url, 200, NOT_FOUND_PAGE),
             }
         }
@@ -374,7 +490,7 @@ fn fault_response(fault: SolverFault, url: &str) -> Response {
         SolverFault::Zero => solution(url, 200, &chrome_text_page("0")),
         SolverFault::Forbidden => solution(url, 200, &chrome_text_page("Forbidden.")),
         SolverFault::GarbageHtml => solution(url, 200, GARBAGE_PAGE),
-        SolverFault::Error500 => error(
+        SolverFault::Error500 | SolverFault::NoAnswer => error(
             StatusCode::INTERNAL_SERVER_ERROR,
             "Error solving the challenge. Timeout after 60.0 seconds.",
         ),

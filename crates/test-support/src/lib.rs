@@ -12,7 +12,9 @@
 #[cfg(feature = "app")]
 pub mod app;
 mod database;
+pub mod private_cluster;
 
 #[cfg(feature = "app")]
 pub use app::{TestApp, spawn_app, spawn_app_with};
 pub use database::{TestDb, admin_url};
+pub use private_cluster::PrivateCluster;
