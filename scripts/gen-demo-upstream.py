@@ -46,7 +46,7 @@ def esc(s):
 
 
 def url_name(name):
-    return urllib.parse.quote(name.replace(" ", "_"), safe="_-.()!'")
+    return urllib.parse.quote(name.replace(" ", "_"), safe="_-.()!")
 
 
 def band_url(b):
