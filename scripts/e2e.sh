@@ -24,7 +24,7 @@ log_file="${workdir}/bandmap.log"
   cd "$workdir"   # no .env here: the environment below is the whole configuration
   exec env -i PATH="$PATH" HOME="$HOME" \
     DATABASE_URL="$db_url" BIND_ADDR="127.0.0.1:${port}" \
-    UPSTREAM_MODE="recorded:$OLDPWD/demo/upstream" GAZETTEER_PATH="$OLDPWD/data/gazetteer/europe.tsv" \
+    UPSTREAM_MODE="recorded:$OLDPWD/demo/upstream" LLM_MODE="recorded:$OLDPWD/demo/llm" GAZETTEER_PATH="$OLDPWD/data/gazetteer/europe.tsv" \
     WEB_DIR="$OLDPWD/web" GEOCODER_PROVIDER=none CRAWLER_DELAY_MS=0 CRAWLER_COUNTRY_PAUSE_MS=0 \
     ADMIN_SEED_USERNAME=admin ADMIN_SEED_PASSWORD="$admin_password" \
     ADMIN_JWT_SECRET="e2e-secret-0123456789abcdef0123456789abcdef" \

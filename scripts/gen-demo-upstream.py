@@ -27,11 +27,15 @@ MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July",
 COUNTRIES = {
     "NO": "Norway", "SE": "Sweden", "FI": "Finland", "DE": "Germany", "GB": "United Kingdom",
     "PL": "Poland", "FR": "France", "NL": "Netherlands", "IT": "Italy", "GR": "Greece",
-    "CH": "Switzerland", "PT": "Portugal",
+    "CH": "Switzerland", "PT": "Portugal", "AT": "Austria", "BE": "Belgium", "DK": "Denmark",
+    "IS": "Iceland", "IE": "Ireland", "ES": "Spain", "CZ": "Czechia", "HU": "Hungary",
+    "RO": "Romania", "UA": "Ukraine", "RU": "Russia", "EE": "Estonia", "LV": "Latvia",
+    "LT": "Lithuania", "FO": "Faroe Islands", "BY": "Belarus", "TR": "Turkey", "GE": "Georgia",
     # Non-European: appear in the change lists only, to show the filter.
     "US": "United States", "BR": "Brazil", "JP": "Japan", "CA": "Canada",
 }
-EUROPE = {"NO", "SE", "FI", "DE", "GB", "PL", "FR", "NL", "IT", "GR", "CH", "PT"}
+NON_EUROPE = {"US", "BR", "JP", "CA"}
+EUROPE = set(COUNTRIES) - NON_EUROPE
 STATUS_CSS = {"Active": "active", "Split-up": "split_up", "On hold": "on_hold",
               "Unknown": "unknown", "Changed name": "changed_name", "Disputed": "disputed"}
 USERS = ["nordwind", "grave_digger_77", "isbre", "thrashmaniac", "vinterskugge", "doom_owl"]
@@ -42,7 +46,7 @@ def esc(s):
 
 
 def url_name(name):
-    return urllib.parse.quote(name.replace(" ", "_"), safe="_-.()!'")
+    return urllib.parse.quote(name.replace(" ", "_"), safe="_-.()!")
 
 
 def band_url(b):
@@ -142,8 +146,9 @@ def dd(text):
 def band_page(b):
     added, modified = audit(b)
     label_word = "Last label" if b["status"] == "Split-up" else "Current label"
-    label = b["label"] or "Unsigned/independent"
-    label_html = esc(label) if label == "Unsigned/independent" else (
+    # An unknown label is left out ("N/A"), never guessed.
+    label = b["label"] or "N/A"
+    label_html = esc(label) if label in ("Unsigned/independent", "N/A") else (
         f'<a href="{BASE}/labels/{url_name(label)}/{seed(b, "label") % 90000 + 1000}">{esc(label)}</a>')
     # Newer pages say "Themes:", older ones "Lyrical themes:": the demo has both.
     themes_word = "Themes" if b["ma_id"] % 2 else "Lyrical themes"

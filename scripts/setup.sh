@@ -51,8 +51,9 @@ if [ ! -f .env ]; then
 # Written by scripts/setup.sh. Secrets: keep this file private.
 DATABASE_URL=postgres://bandmap:${db_pass}@127.0.0.1:5432/bandmap
 BIND_ADDR=127.0.0.1:8080
-# Offline demo: recorded upstream pages, offline gazetteer only, no keys needed.
+# Offline demo: recorded upstream pages and LLM answers, offline gazetteer only, no keys needed.
 UPSTREAM_MODE=recorded:demo/upstream
+LLM_MODE=recorded:demo/llm
 CRAWLER_DELAY_MS=100
 CRAWLER_COUNTRY_PAUSE_MS=200
 GEOCODER_PROVIDER=none

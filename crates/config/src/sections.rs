@@ -123,12 +123,23 @@ pub struct EnqueueConfig {
     pub auto_interval: Duration,
 }
 
+/// Where the LLM's answers come from (`LLM_MODE`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LlmMode {
+    /// The OpenAI-compatible API at `LLM_BASE_URL` (needs `LLM_API_KEY`).
+    Api,
+    /// Answers recorded in a directory (`DIR/answers.tsv`): the offline demo, no key.
+    Recorded(PathBuf),
+}
+
 /// LLM worker settings.
 #[derive(Debug, Clone)]
 pub struct LlmConfig {
     /// OpenAI-compatible base URL.
     pub base_url: Url,
-    /// API key; absent means the worker idles.
+    /// API or recorded answers.
+    pub mode: LlmMode,
+    /// API key; absent means the worker idles (in API mode).
     pub api_key: Option<SecretString>,
     /// Primary (large) model.
     pub model_primary: String,
@@ -136,6 +147,14 @@ pub struct LlmConfig {
     pub model_fallback: String,
     /// Optional overrides of the worker's limits, prices and retry policy.
     pub tuning: LlmTuning,
+}
+
+impl LlmConfig {
+    /// Whether the LLM worker can answer: a key in API mode, always with recorded answers.
+    #[must_use]
+    pub fn enabled(&self) -> bool {
+        matches!(self.mode, LlmMode::Recorded(_)) || self.api_key.is_some()
+    }
 }
 
 /// Admin authentication settings.
@@ -186,6 +205,7 @@ impl Config {
             },
             llm: LlmConfig {
                 base_url: r.url("LLM_BASE_URL", "https://api.groq.com/openai/v1")?,
+                mode: llm_mode(&r)?,
                 api_key: secret(&r, "LLM_API_KEY"),
                 model_primary: r.string("LLM_MODEL_PRIMARY", "llama-3.3-70b-versatile"),
                 model_fallback: r.string("LLM_MODEL_FALLBACK", "llama-3.1-8b-instant"),
@@ -268,6 +288,17 @@ fn upstream(r: &Reader<'_>) -> Result<UpstreamConfig, ConfigError> {
         mode,
         solver_url: r.url("CHALLENGE_SOLVER_URL", "http://localhost:8191/v1")?,
     })
+}
+
+fn llm_mode(r: &Reader<'_>) -> Result<LlmMode, ConfigError> {
+    let raw = r.string("LLM_MODE", "api");
+    if raw == "api" {
+        Ok(LlmMode::Api)
+    } else if let Some(dir) = raw.strip_prefix("recorded:").filter(|d| !d.is_empty()) {
+        Ok(LlmMode::Recorded(PathBuf::from(dir)))
+    } else {
+        Err(r.fail("LLM_MODE", &raw, "`api` or `recorded:DIR`"))
+    }
 }
 
 fn geocoder(r: &Reader<'_>) -> Result<GeocoderConfig, ConfigError> {

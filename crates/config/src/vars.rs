@@ -112,6 +112,11 @@ pub const VARIABLES: &[Variable] = &[
         "OpenAI-compatible chat completions",
     ),
     var(
+        "LLM_MODE",
+        "api",
+        "`api` or `recorded:DIR` (recorded answers from DIR/answers.tsv: offline demo, no key)",
+    ),
+    var(
         "LLM_API_KEY",
         "",
         "LLM key (secret); without it the LLM worker idles",

@@ -136,6 +136,23 @@ fn recorded_mode_takes_a_directory() {
 }
 
 #[test]
+fn llm_mode_is_api_or_recorded_and_recorded_needs_no_key() {
+    let api = with(&[]).unwrap();
+    assert_eq!(api.llm.mode, bandmap_config::LlmMode::Api);
+    assert!(!api.llm.enabled(), "API mode without a key idles");
+    let rec = with(&[("LLM_MODE", "recorded:demo/llm")]).unwrap();
+    assert_eq!(
+        rec.llm.mode,
+        bandmap_config::LlmMode::Recorded("demo/llm".into())
+    );
+    assert!(rec.llm.enabled());
+    for bad in ["recorded:", "replay"] {
+        let why = with(&[("LLM_MODE", bad)]).unwrap_err().to_string();
+        assert!(why.contains("LLM_MODE"), "{bad:?}: {why}");
+    }
+}
+
+#[test]
 fn every_variable_is_documented() {
     let doc = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),

@@ -16,9 +16,9 @@ async fn full_crawl_of_the_demo_fills_the_catalogue_with_european_bands_only() {
         .unwrap();
     assert_eq!(run.status, "success", "{run:?}");
     let n = count(&db.pool, "SELECT count(*) FROM bands").await;
-    assert_eq!(n, 123);
-    assert_eq!(run.stats.json()["bands_seen"], 123);
-    assert_eq!(run.stats.json()["inserted"], 123);
+    assert_eq!(n, 308);
+    assert_eq!(run.stats.json()["bands_seen"], 308);
+    assert_eq!(run.stats.json()["inserted"], 308);
     let countries: Vec<String> = sqlx::query_scalar("SELECT DISTINCT country_code FROM bands")
         .fetch_all(&db.pool)
         .await
@@ -70,7 +70,7 @@ async fn full_crawl_of_the_demo_fills_the_catalogue_with_european_bands_only() {
         .await
         .unwrap();
     assert_eq!(run.status, "success");
-    assert_eq!(run.stats.json()["unchanged"], 123);
+    assert_eq!(run.stats.json()["unchanged"], 308);
     assert_eq!(run.stats.json()["updated"], 0);
     // Nothing changed: no second trigger, the pending one is reused.
     assert_eq!(count(&db.pool, enqueue_triggers).await, 1);
@@ -124,16 +124,16 @@ async fn enrichment_stores_band_pages_with_two_requests_per_band_and_rule_4_rais
         .await
         .unwrap();
     assert_eq!(run.status, "success", "{run:?}");
-    assert_eq!(run.stats.json()["enriched"], 123);
+    assert_eq!(run.stats.json()["enriched"], 308);
     assert_eq!(run.stats.json()["failed"], 0);
     assert_eq!(
         c.client().stats().requests - before,
-        246,
+        616,
         "two requests per band"
     );
     assert_eq!(
         c.politeness_waits() - before,
-        246,
+        616,
         "a politeness wait after every request"
     );
     assert_eq!(
@@ -251,12 +251,12 @@ async fn two_replicas_enriching_at_once_fetch_each_band_once() {
     assert_eq!(rb.status, "success", "{rb:?}");
     let enriched =
         |r: &bandmap_crawler::RunOutcome| r.stats.json()["enriched"].as_u64().unwrap_or(0);
-    assert_eq!(enriched(&ra) + enriched(&rb), 123, "{ra:?} {rb:?}");
+    assert_eq!(enriched(&ra) + enriched(&rb), 308, "{ra:?} {rb:?}");
     let requests = a.client().stats().requests - before + b.client().stats().requests;
-    assert_eq!(requests, 246, "each band page and discography fetched once");
+    assert_eq!(requests, 616, "each band page and discography fetched once");
     assert_eq!(
         count(&db.pool, "SELECT count(*) FROM bands WHERE enriched").await,
-        123
+        308
     );
     assert_eq!(
         count(&db.pool, "SELECT count(*) FROM enrich_claims").await,

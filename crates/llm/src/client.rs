@@ -4,8 +4,10 @@
 
 use crate::prompt::ChatRequest;
 use crate::rate_headers::RateHeaders;
+use crate::recorded::Recording;
 use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// One failed HTTP exchange.
@@ -106,19 +108,35 @@ struct Usage {
     completion_tokens: Option<u32>,
 }
 
-/// The client; cheap to clone.
+/// The client; cheap to clone. It asks the API, or reads recorded answers
+/// (`LLM_MODE=recorded:DIR`, see `recorded`).
 #[derive(Clone)]
 pub struct ChatClient {
-    http: reqwest::Client,
-    base: String,
-    key: SecretString,
+    backend: Backend,
+}
+
+#[derive(Clone)]
+enum Backend {
+    Http {
+        http: reqwest::Client,
+        base: String,
+        key: SecretString,
+    },
+    Recorded(Arc<Recording>),
 }
 
 impl std::fmt::Debug for ChatClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ChatClient")
-            .field("base", &self.base)
-            .finish_non_exhaustive()
+        match &self.backend {
+            Backend::Http { base, .. } => f
+                .debug_struct("ChatClient")
+                .field("base", base)
+                .finish_non_exhaustive(),
+            Backend::Recorded(r) => f
+                .debug_struct("ChatClient")
+                .field("recorded_answers", &r.len())
+                .finish_non_exhaustive(),
+        }
     }
 }
 
@@ -132,19 +150,41 @@ impl ChatClient {
             .build()
             .map_err(|e| ChatError::Transport(e.to_string()))?;
         Ok(Self {
-            http,
-            base: base.as_str().trim_end_matches('/').to_string(),
-            key,
+            backend: Backend::Http {
+                http,
+                base: base.as_str().trim_end_matches('/').to_string(),
+                key,
+            },
         })
+    }
+
+    /// A client answering from a recording instead of the API (no key, no network).
+    #[must_use]
+    pub fn recorded(recording: Recording) -> Self {
+        Self {
+            backend: Backend::Recorded(Arc::new(recording)),
+        }
+    }
+
+    /// The number of recorded answers, when this client replays a recording.
+    #[must_use]
+    pub fn recorded_answers(&self) -> Option<usize> {
+        match &self.backend {
+            Backend::Recorded(r) => Some(r.len()),
+            Backend::Http { .. } => None,
+        }
     }
 
     /// `POST {base}/chat/completions` with the canonical body of `request`.
     #[tracing::instrument(skip_all, fields(model = %request.model))]
     pub async fn complete(&self, request: &ChatRequest) -> Result<ChatReply, ChatError> {
-        let response = self
-            .http
-            .post(format!("{}/chat/completions", self.base))
-            .bearer_auth(self.key.expose_secret())
+        let (http, base, key) = match &self.backend {
+            Backend::Http { http, base, key } => (http, base, key),
+            Backend::Recorded(r) => return r.complete(request),
+        };
+        let response = http
+            .post(format!("{base}/chat/completions"))
+            .bearer_auth(key.expose_secret())
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .body(request.canonical())
             .send()
@@ -183,10 +223,14 @@ impl ChatClient {
     /// `GET {base}/models`: the reachability probe of the heartbeat; returns the number of
     /// models listed.
     pub async fn list_models(&self) -> Result<usize, ChatError> {
-        let response = self
-            .http
-            .get(format!("{}/models", self.base))
-            .bearer_auth(self.key.expose_secret())
+        let (http, base, key) = match &self.backend {
+            Backend::Http { http, base, key } => (http, base, key),
+            // The recording answers as the primary and the fallback model alike.
+            Backend::Recorded(_) => return Ok(2),
+        };
+        let response = http
+            .get(format!("{base}/models"))
+            .bearer_auth(key.expose_secret())
             .send()
             .await
             .map_err(|e| ChatError::Transport(e.without_url().to_string()))?;

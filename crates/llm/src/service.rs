@@ -5,9 +5,11 @@
 use crate::call::Caller;
 use crate::client::ChatClient;
 use crate::pacer::RealPacer;
+use crate::recorded::Recording;
 use crate::resolver::CityResolver;
 use crate::settings::LlmSettings;
 use crate::worker::{Outcome, Worker};
+use bandmap_config::LlmMode;
 use bandmap_health::{Check, database_check};
 use serde_json::json;
 use sqlx::PgPool;
@@ -31,43 +33,54 @@ pub fn build_worker<R: CityResolver>(
     settings: LlmSettings,
     resolver: R,
 ) -> anyhow::Result<Worker<R>> {
-    let caller = match &config.api_key {
-        Some(key) => {
-            let client = ChatClient::new(&config.base_url, key.clone(), settings.request_timeout)?;
-            Some(Caller::new(
-                pool.clone(),
-                client,
-                settings,
-                Arc::new(RealPacer),
-            ))
+    let client = match (&config.mode, &config.api_key) {
+        (LlmMode::Recorded(dir), _) => {
+            let recording = Recording::load(dir)?;
+            tracing::info!(
+                answers = recording.len(),
+                dir = %dir.display(),
+                "LLM answers come from a recording (LLM_MODE=recorded)"
+            );
+            Some(ChatClient::recorded(recording))
         }
-        None => None,
+        (LlmMode::Api, Some(key)) => Some(ChatClient::new(
+            &config.base_url,
+            key.clone(),
+            settings.request_timeout,
+        )?),
+        (LlmMode::Api, None) => None,
     };
+    let caller =
+        client.map(|client| Caller::new(pool.clone(), client, settings, Arc::new(RealPacer)));
     Ok(Worker::new(pool.clone(), caller, resolver))
 }
 
 /// The heartbeat checks of the worker.
 pub fn checks(pool: &PgPool, client: Option<&ChatClient>) -> Vec<Check> {
     let key = client.is_some();
+    let recorded = client.and_then(ChatClient::recorded_answers);
     let api_client = client.cloned();
     let progress_pool = pool.clone();
     vec![
         database_check(pool),
         Check::new("api_key", async move {
-            if key {
+            if recorded.is_some() {
+                Ok(json!("not needed: recorded answers (LLM_MODE=recorded)"))
+            } else if key {
                 Ok(json!("present"))
             } else {
                 Err(NO_KEY.to_string())
             }
         }),
         Check::new("api", async move {
-            match api_client {
-                Some(c) => c
+            match (recorded, api_client) {
+                (Some(n), _) => Ok(json!({"recorded_answers": n})),
+                (None, Some(c)) => c
                     .list_models()
                     .await
                     .map(|n| json!({"models": n}))
                     .map_err(|e| format!("LLM API unreachable: {e}")),
-                None => Err(format!("not checked: {NO_KEY}")),
+                (None, None) => Err(format!("not checked: {NO_KEY}")),
             }
         }),
         Check::new("progress", progress(progress_pool, key)),

@@ -107,7 +107,7 @@ pub struct Worker {
     started: std::time::Instant,
     /// Time a batch may spend on provider calls ([`BATCH_BUDGET`]).
     batch_budget: Duration,
-    /// An LLM worker is configured (`LLM_API_KEY` set): a row nothing here can decide goes
+    /// An LLM worker is configured (`LLM_API_KEY` set, or `LLM_MODE=recorded`): a row nothing here can decide goes
     /// to it (`llm_needed`) instead of waiting for a provider (issue 19 point 7).
     llm_configured: bool,
 }
