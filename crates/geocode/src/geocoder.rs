@@ -181,6 +181,7 @@ impl Geocoder {
                 if let Ok(confidence) =
                     accept(Some(m.confidence), m.granularity, self.inner.min_confidence)
                 {
+                    bandmap_metrics::geocoder::gazetteer(true);
                     return Some(Resolved {
                         lat: m.lat,
                         lon: m.lon,
@@ -207,12 +208,15 @@ impl Geocoder {
             )),
             Lookup::NotFound => notes.push(format!("gazetteer: {} not found", place.label())),
         }
+        bandmap_metrics::geocoder::gazetteer(false);
         None
     }
 
     async fn query_tier(&self, q: &ProviderQuery) -> Tier {
         let min = self.inner.min_confidence;
-        match cache::lookup(&self.inner.pool, GEOAPIFY_PROVIDER, q).await {
+        let cached = cache::lookup(&self.inner.pool, GEOAPIFY_PROVIDER, q).await;
+        bandmap_metrics::geocoder::cache(matches!(cached, Ok(Some(_))));
+        match cached {
             Ok(Some(answer)) => return judge(&answer, q, min, " (cached)"),
             Ok(None) => {}
             // A cache that cannot be read is a miss, not a failure of the row.
@@ -221,7 +225,9 @@ impl Geocoder {
         let Some(provider) = &self.inner.provider else {
             return Tier::Unasked;
         };
-        let resp: Value = match provider.search(q).await {
+        let resp = provider.search(q).await;
+        bandmap_metrics::geocoder::provider_call(GEOAPIFY_PROVIDER, call_outcome(&resp));
+        let resp: Value = match resp {
             Ok(v) => v,
             Err(CallError::Transient(error)) => return Tier::Stop(Resolution::Transient { error }),
             Err(CallError::Fatal(error)) => return Tier::Stop(Resolution::Fatal { error }),
@@ -236,6 +242,15 @@ impl Geocoder {
             tracing::warn!(error = %e, "geocode cache write failed");
         }
         judge(&Answer::from_candidate(chosen), q, min, "")
+    }
+}
+
+fn call_outcome<T>(r: &Result<T, CallError>) -> bandmap_metrics::geocoder::CallOutcome {
+    use bandmap_metrics::geocoder::CallOutcome;
+    match r {
+        Ok(_) => CallOutcome::Ok,
+        Err(CallError::Transient(_)) => CallOutcome::Transient,
+        Err(CallError::Fatal(_)) => CallOutcome::Fatal,
     }
 }
 
