@@ -225,9 +225,7 @@ impl Geocoder {
         let Some(provider) = &self.inner.provider else {
             return Tier::Unasked;
         };
-        let resp = provider.search(q).await;
-        bandmap_metrics::geocoder::provider_call(GEOAPIFY_PROVIDER, call_outcome(&resp));
-        let resp: Value = match resp {
+        let resp: Value = match provider.search(q).await {
             Ok(v) => v,
             Err(CallError::Transient(error)) => return Tier::Stop(Resolution::Transient { error }),
             Err(CallError::Fatal(error)) => return Tier::Stop(Resolution::Fatal { error }),
@@ -242,15 +240,6 @@ impl Geocoder {
             tracing::warn!(error = %e, "geocode cache write failed");
         }
         judge(&Answer::from_candidate(chosen), q, min, "")
-    }
-}
-
-fn call_outcome<T>(r: &Result<T, CallError>) -> bandmap_metrics::geocoder::CallOutcome {
-    use bandmap_metrics::geocoder::CallOutcome;
-    match r {
-        Ok(_) => CallOutcome::Ok,
-        Err(CallError::Transient(_)) => CallOutcome::Transient,
-        Err(CallError::Fatal(_)) => CallOutcome::Fatal,
     }
 }
 
