@@ -46,7 +46,15 @@ fn find<'a>(scrape: &'a Scrape, metric: &str, labels: &[(&str, &str)]) -> Option
 fn number(scrape: &Scrape, metric: &str, labels: &[(&str, &str)]) -> f64 {
     match find(scrape, metric, labels).map(|s| &s.value) {
         Some(Value::Counter(v) | Value::Gauge(v) | Value::Untyped(v)) => *v,
-        other => panic!("{metric} {labels:?}: no number sample (got {other:?})"),
+        other => {
+            let present: Vec<String> = scrape
+                .samples
+                .iter()
+                .filter(|s| s.metric == metric)
+                .map(|s| format!("{:?}", s.labels))
+                .collect();
+            panic!("{metric} {labels:?}: no number sample (got {other:?}); present: {present:#?}")
+        }
     }
 }
 
@@ -124,9 +132,9 @@ async fn metrics_after_activity() {
         ("status", "200"),
     ];
     assert!(number(&scrape, "bandmap_http_requests_total", &clusters) >= 3.0);
-    let card = [("route", "/api/bands/{ma_id}"), ("status", "200")];
+    let card = [("route", "/api/bands/:ma_id"), ("status", "200")];
     assert!(number(&scrape, "bandmap_http_requests_total", &card) >= 1.0);
-    let missing_card = [("route", "/api/bands/{ma_id}"), ("status", "404")];
+    let missing_card = [("route", "/api/bands/:ma_id"), ("status", "404")];
     assert!(number(&scrape, "bandmap_http_requests_total", &missing_card) >= 1.0);
     let unmatched = [("route", "unmatched"), ("status", "404")];
     assert!(number(&scrape, "bandmap_http_requests_total", &unmatched) >= 1.0);

@@ -27,12 +27,23 @@ pub(crate) fn describe() {
     );
 }
 
-/// Records one answered request. `route` must be a route *pattern* (`/api/bands/{ma_id}`),
+/// Records one answered request. `route` must be a route *pattern* (see [`route_label`]),
 /// never the raw path.
 pub fn request(method: &'static str, route: String, status: u16, seconds: f64) {
     counter!(REQUESTS, "method" => method, "route" => route.clone(), "status" => status.to_string())
         .increment(1);
     histogram!(DURATION, "method" => method, "route" => route).record(seconds);
+}
+
+/// The route label of an axum route pattern: parameters written `:name` and wildcards
+/// `*name` (`/api/bands/{ma_id}` → `/api/bands/:ma_id`), so label values hold no braces,
+/// which simple text-format readers (e.g. the `prometheus-parse` crate) mistake for the
+/// end of the label set.
+pub fn route_label(pattern: &str) -> String {
+    pattern
+        .replace("{*", "*")
+        .replace('{', ":")
+        .replace('}', "")
 }
 
 /// The method as a label: the standard ones by name, anything else `other`.
@@ -57,7 +68,7 @@ pub async fn track(req: Request, next: Next) -> Response {
     let route = req
         .extensions()
         .get::<MatchedPath>()
-        .map_or_else(|| UNMATCHED.to_string(), |p| p.as_str().to_string());
+        .map_or_else(|| UNMATCHED.to_string(), |p| route_label(p.as_str()));
     let response = next.run(req).await;
     request(
         method,
@@ -66,4 +77,16 @@ pub async fn track(req: Request, next: Next) -> Response {
         started.elapsed().as_secs_f64(),
     );
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn route_labels_have_no_braces() {
+        assert_eq!(route_label("/api/bands/{ma_id}"), "/api/bands/:ma_id");
+        assert_eq!(route_label("/admin/{*rest}"), "/admin/*rest");
+        assert_eq!(route_label("/api/clusters"), "/api/clusters");
+    }
 }
