@@ -102,6 +102,7 @@ pub fn build_router(state: AppState) -> Router {
         )
         .into_response()
     }))
+    .layer(axum::middleware::from_fn(bandmap_metrics::http::track))
     .layer(
         // One line per request at INFO, so the default `RUST_LOG=info` shows traffic.
         TraceLayer::new_for_http()

@@ -31,10 +31,12 @@ pub async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
         }
         Command::Serve => {
             let pool = open_and_migrate(&config).await?;
+            metrics(&config, &pool, &shutdown).await?;
             serve(pool, config, shutdown).await
         }
         Command::All => {
             let pool = open_and_migrate(&config).await?;
+            metrics(&config, &pool, &shutdown).await?;
             run_all(pool, Arc::new(config), shutdown).await
         }
         Command::Crawler => background(&config, bandmap_crawler::run, shutdown).await,
@@ -101,7 +103,21 @@ where
     Fut: std::future::Future<Output = anyhow::Result<()>>,
 {
     let pool = open_and_migrate(config).await?;
+    metrics(config, &pool, &shutdown).await?;
     run(pool, Arc::new(config.clone()), shutdown).await
+}
+
+/// `METRICS_ADDR` set: this process records metrics and serves `GET /metrics` there (every
+/// service command, so separately run workers show their own counters).
+async fn metrics(
+    config: &Config,
+    pool: &PgPool,
+    shutdown: &CancellationToken,
+) -> anyhow::Result<()> {
+    if let Some(addr) = config.metrics_addr {
+        bandmap_metrics::start(addr, pool.clone(), shutdown.clone()).await?;
+    }
+    Ok(())
 }
 
 /// The background services of `bandmap all` that need nothing shared, by name.

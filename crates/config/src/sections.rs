@@ -36,6 +36,8 @@ pub struct Config {
     pub rust_log: String,
     /// Host part of this process's name in heartbeats (`HOSTNAME`, else `local`).
     pub hostname: String,
+    /// Where this process serves `GET /metrics` (`METRICS_ADDR`); `None`: no metrics.
+    pub metrics_addr: Option<SocketAddr>,
 }
 
 /// Settings of `bandmap serve`.
@@ -229,6 +231,10 @@ impl Config {
             },
             rust_log: r.string("RUST_LOG", "info"),
             hostname: r.string("HOSTNAME", "local"),
+            metrics_addr: match r.optional("METRICS_ADDR") {
+                None => None,
+                Some(_) => Some(r.socket_addr("METRICS_ADDR", "")?),
+            },
         })
     }
 }

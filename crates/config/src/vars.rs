@@ -176,6 +176,11 @@ pub const VARIABLES: &[Variable] = &[
         "",
         "serve the front end from this folder instead of the embedded copy",
     ),
+    var(
+        "METRICS_ADDR",
+        "",
+        "address of this process's Prometheus `GET /metrics` listener (unset: no metrics); keep it private",
+    ),
     var("RUST_LOG", "info", "log filter"),
     var(
         "HOSTNAME",

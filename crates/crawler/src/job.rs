@@ -259,6 +259,7 @@ async fn close(
         Some(end) => run.finish(end, &stats, error.as_deref()).await?,
         None => run.abandon().await?,
     };
+    bandmap_metrics::crawl::run_ended(kind.job_type().as_str(), status.as_str());
     request_enqueue_if_changed(crawler, &stats).await;
     Ok(RunOutcome {
         run_id,

@@ -122,6 +122,7 @@ impl Geoapify {
                 }
             };
             let (result, retry_after) = self.limiter.run(call).await;
+            bandmap_metrics::geocoder::provider_call(crate::GEOAPIFY_PROVIDER, outcome(&result));
             match result {
                 Err(CallError::Transient(e)) if attempt < RETRIES => {
                     let backoff = retry_after.map_or_else(
@@ -176,6 +177,16 @@ impl Geoapify {
         } else {
             (Err(CallError::Fatal(msg)), None)
         }
+    }
+}
+
+/// How one request ended, for the metrics.
+fn outcome<T>(r: &Result<T, CallError>) -> bandmap_metrics::geocoder::CallOutcome {
+    use bandmap_metrics::geocoder::CallOutcome;
+    match r {
+        Ok(_) => CallOutcome::Ok,
+        Err(CallError::Transient(_)) => CallOutcome::Transient,
+        Err(CallError::Fatal(_)) => CallOutcome::Fatal,
     }
 }
 

@@ -181,6 +181,7 @@ impl Geocoder {
                 if let Ok(confidence) =
                     accept(Some(m.confidence), m.granularity, self.inner.min_confidence)
                 {
+                    bandmap_metrics::geocoder::gazetteer(true);
                     return Some(Resolved {
                         lat: m.lat,
                         lon: m.lon,
@@ -207,12 +208,15 @@ impl Geocoder {
             )),
             Lookup::NotFound => notes.push(format!("gazetteer: {} not found", place.label())),
         }
+        bandmap_metrics::geocoder::gazetteer(false);
         None
     }
 
     async fn query_tier(&self, q: &ProviderQuery) -> Tier {
         let min = self.inner.min_confidence;
-        match cache::lookup(&self.inner.pool, GEOAPIFY_PROVIDER, q).await {
+        let cached = cache::lookup(&self.inner.pool, GEOAPIFY_PROVIDER, q).await;
+        bandmap_metrics::geocoder::cache(matches!(cached, Ok(Some(_))));
+        match cached {
             Ok(Some(answer)) => return judge(&answer, q, min, " (cached)"),
             Ok(None) => {}
             // A cache that cannot be read is a miss, not a failure of the row.

@@ -224,6 +224,7 @@ impl Caller {
             match self.client.complete(&request).await {
                 Ok(reply) => return self.answered(&request, input, row, reply).await,
                 Err(e) => {
+                    bandmap_metrics::llm::failed(&model, e.metric_outcome());
                     last_error = e.to_string();
                     tracing::warn!(model = %model, attempt = api_calls, error = %e, "LLM call failed");
                     if !e.retryable() {
@@ -320,6 +321,12 @@ impl Caller {
             .model(&request.model)
             .and_then(|m| m.price)
             .map(|p| p.cost(reply.prompt_tokens, reply.completion_tokens));
+        bandmap_metrics::llm::answered(
+            &request.model,
+            reply.prompt_tokens,
+            reply.completion_tokens,
+            cost,
+        );
         let record = NewLlmCall {
             key: request.cache_key(),
             ma_id: row.ma_id,

@@ -58,6 +58,19 @@ pub enum ChatError {
 }
 
 impl ChatError {
+    /// The `outcome` label of this failure in the metrics (a fixed name per variant).
+    #[must_use]
+    pub fn metric_outcome(&self) -> &'static str {
+        match self {
+            ChatError::RateLimited { .. } => "rate_limited",
+            ChatError::Server { .. } => "server_error",
+            ChatError::InvalidJson { .. } => "invalid_json",
+            ChatError::Refused { .. } => "refused",
+            ChatError::Transport(_) => "transport_error",
+            ChatError::BadBody(_) => "bad_body",
+        }
+    }
+
     /// Whether another attempt may succeed.
     #[must_use]
     pub fn retryable(&self) -> bool {

@@ -100,8 +100,10 @@ impl MapIndex {
     where
         F: FnOnce(i64, Vec<crate::map::PointRow>) -> Snapshot + Send + 'static,
     {
+        let started = std::time::Instant::now();
         match load::load_with(pool, build).await {
             Ok(snap) => {
+                bandmap_metrics::index::rebuilt(snap.len(), snap.version, started.elapsed());
                 self.install(snap);
                 Ok(())
             }
