@@ -230,12 +230,20 @@ async fn two_of_each_worker_with_faulty_outside_services_process_everything_once
     .execute(&db)
     .await
     .unwrap();
+    // On a missed deadline: the end of every worker's log and what the fakes saw.
     let tails = || {
-        workers
+        let logs = workers
             .iter()
             .map(|w| format!("--- {}\n{}", w.log.display(), w.tail()))
             .collect::<Vec<_>>()
-            .join("\n")
+            .join("\n");
+        let llm_answers: Vec<String> = llm.requests().iter().map(|r| r.answered.clone()).collect();
+        format!(
+            "{logs}\n--- solver faulted {:?}\n--- solver served {}\n--- geoapify faulted {:?}\n--- llm answered {llm_answers:?}",
+            solver.faulted_urls(),
+            solver.served_urls().len(),
+            geo.faulted_texts(),
+        )
     };
     wait_for(
         "every demo band enriched, every place geocoded, no run running",
