@@ -11,6 +11,12 @@
 //! 500 or nothing before the client's timeout. Counted at the fakes: every page and every
 //! place is answered exactly once across the replicas, every faulted item is answered
 //! after its retry, and no run fails.
+//!
+//! A solver that answers nothing before the client's timeout is tested apart (second test,
+//! run in parallel with the first): the binary's client waits `maxTimeout` (120 s) plus
+//! 30 s, too long for the test command, so it drives the crawler's own solver client with
+//! `maxTimeout` 0 (timeout 30 s): the silent request costs its page one retry, the page is
+//! read, and the next page is unaffected.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod fault_support;
@@ -18,6 +24,7 @@ mod fault_support;
 use bandmap_fakes::geoapify::{FakeGeoapify, GeoFault};
 use bandmap_fakes::llm::{FakeLlm, LlmFault};
 use bandmap_fakes::solver::{FakeSolver, SolverFault, chrome_json_page};
+use bandmap_upstream::{SolverClient, SolverConfig};
 use fault_support::*;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -223,12 +230,20 @@ async fn two_of_each_worker_with_faulty_outside_services_process_everything_once
     .execute(&db)
     .await
     .unwrap();
+    // On a missed deadline: the end of every worker's log and what the fakes saw.
     let tails = || {
-        workers
+        let logs = workers
             .iter()
             .map(|w| format!("--- {}\n{}", w.log.display(), w.tail()))
             .collect::<Vec<_>>()
-            .join("\n")
+            .join("\n");
+        let llm_answers: Vec<String> = llm.requests().iter().map(|r| r.answered.clone()).collect();
+        format!(
+            "{logs}\n--- solver faulted {:?}\n--- solver served {}\n--- geoapify faulted {:?}\n--- llm answered {llm_answers:?}",
+            solver.faulted_urls(),
+            solver.served_urls().len(),
+            geo.faulted_texts(),
+        )
     };
     wait_for(
         "every demo band enriched, every place geocoded, no run running",
@@ -368,4 +383,42 @@ async fn two_of_each_worker_with_faulty_outside_services_process_everything_once
         "one call per place plus one per fault: {answers:?}"
     );
     drop(cluster);
+}
+
+const SILENT: &str = "https://www.metal-archives.com/bands/Silent/3540009001";
+const NEXT: &str = "https://www.metal-archives.com/bands/Next/3540009002";
+
+#[tokio::test]
+async fn a_solver_silent_past_the_timeout_costs_the_page_one_retry() {
+    let solver = FakeSolver::start().await;
+    solver.add_html(
+        SILENT,
+        "<html><body><h1 class=\"band_name\">Silent</h1></body></html>",
+    );
+    solver.add_html(
+        NEXT,
+        "<html><body><h1 class=\"band_name\">Next</h1></body></html>",
+    );
+    // Silent well past the client's timeout (30 s with maxTimeout 0).
+    solver.set_stall(Duration::from_secs(3600));
+    solver.fail_first_request(Arc::new(|url: &str| {
+        (url == SILENT).then_some(SolverFault::NoAnswer)
+    }));
+    let mut config = SolverConfig::new(&solver.url()).with_backoff(Duration::from_millis(10));
+    config.max_timeout_ms = 0;
+    let client = SolverClient::new(config).unwrap();
+
+    let page = client.get_html(SILENT).await.unwrap();
+    assert!(page.contains("Silent"));
+    let stats = client.stats();
+    assert_eq!(stats.retries, 1, "one retry: {stats:?}");
+    assert_eq!(
+        solver.faulted_urls(),
+        vec![(SILENT.to_string(), SolverFault::NoAnswer)]
+    );
+
+    let next = client.get_html(NEXT).await.unwrap();
+    assert!(next.contains("Next"));
+    assert_eq!(client.stats().retries, 1, "the next page costs nothing");
+    assert_eq!(solver.served_urls(), vec![SILENT, NEXT]);
 }
