@@ -5,9 +5,11 @@
 //! `llm_cache` rows, cost, the geocoding of the city) is the production code path.
 //!
 //! File format (UTF-8, tab-separated, `#` comments, one header line):
-//! `band  place  city  region  country  confidence`, where `band` and `place` are the
-//! `Band:` and `Place to locate:` lines of the prompt, and an empty `city`/`region`/`country`
-//! is JSON `null`. A question with no recorded answer is refused like an API 404 ("not
+//! `band  place  city  region  country  confidence`, where `place` is the `Place to locate:`
+//! line of the prompt (the key: the prompt carries only stable inputs, no band name, so that
+//! one place is asked once — issue 13), `band` names the demo band that asks it (a note for
+//! the reader), and an empty `city`/`region`/`country` is JSON `null`. A place recorded twice
+//! is an error. A question with no recorded answer is refused like an API 404 ("not
 //! recorded"): the row stays `llm_needed` with that error and nothing is invented.
 //!
 //! Token counts are estimated at four characters per token (the usual rule of thumb of
@@ -23,11 +25,11 @@ use std::path::{Path, PathBuf};
 /// Name of the answers file inside the recording directory.
 pub const ANSWERS_FILE: &str = "answers.tsv";
 
-/// Recorded answers, keyed by (band, place).
+/// Recorded answers, keyed by place text.
 #[derive(Debug, Clone, Default)]
 pub struct Recording {
     file: PathBuf,
-    answers: HashMap<(String, String), Value>,
+    answers: HashMap<String, Value>,
 }
 
 /// Why a recording cannot be read.
@@ -93,7 +95,7 @@ impl Recording {
                 reason,
             };
             let cols: Vec<&str> = line.split('\t').collect();
-            let [band, place, city, region, country, confidence] = cols.as_slice() else {
+            let [_band, place, city, region, country, confidence] = cols.as_slice() else {
                 return Err(fail(format!("{} columns, expected 6", cols.len())));
             };
             let confidence: f64 = confidence
@@ -108,7 +110,12 @@ impl Recording {
                 "country": nullable(country),
                 "confidence": confidence,
             });
-            answers.insert((band.trim().to_string(), place.trim().to_string()), extraction);
+            if answers
+                .insert(place.trim().to_string(), extraction)
+                .is_some()
+            {
+                return Err(fail(format!("place {:?} is recorded twice", place.trim())));
+            }
         }
         Ok(Self { file, answers })
     }
@@ -140,18 +147,22 @@ impl Recording {
                 .trim()
                 .to_string()
         };
-        let (band, place) = (line("Band: "), line("Place to locate: "));
-        let Some(extraction) = self.answers.get(&(band.clone(), place.clone())) else {
+        let place = line("Place to locate: ");
+        let Some(extraction) = self.answers.get(&place) else {
             return Err(ChatError::Refused {
                 status: 404,
                 message: format!(
-                    "not recorded: no answer for band {band:?}, place {place:?} in {}",
+                    "not recorded: no answer for place {place:?} in {}",
                     self.file.display()
                 ),
             });
         };
         let content = extraction.to_string();
-        let prompt_chars: usize = request.messages.iter().map(|m| m.content.chars().count()).sum();
+        let prompt_chars: usize = request
+            .messages
+            .iter()
+            .map(|m| m.content.chars().count())
+            .sum();
         let prompt_tokens = u32::try_from(prompt_chars.div_ceil(4)).unwrap_or(u32::MAX);
         let completion_tokens =
             u32::try_from(content.chars().count().div_ceil(4)).unwrap_or(u32::MAX);
@@ -185,12 +196,10 @@ mod tests {
 Ensiferum\tStadi\tHelsinki\tUusimaa\tFinland\t0.9\n\
 Nobody\tSomewhere\t\t\tFinland\t0.2\n";
 
-    fn request(band: &str, place: &str) -> ChatRequest {
+    fn request(place: &str) -> ChatRequest {
         let input = PromptInput {
-            band_name: band.into(),
             location_raw: place.into(),
             country: Some("Finland".into()),
-            ..Default::default()
         };
         ChatRequest::new("llama-3.3-70b-versatile", &input, 256)
     }
@@ -199,7 +208,7 @@ Nobody\tSomewhere\t\t\tFinland\t0.2\n";
     fn a_recorded_question_is_answered_as_a_completion_with_usage() {
         let r = Recording::parse("answers.tsv".into(), TEXT).unwrap_or_default();
         assert_eq!(r.len(), 2);
-        let reply = r.complete(&request("Ensiferum", "Stadi"));
+        let reply = r.complete(&request("Stadi"));
         let Ok(reply) = reply else {
             panic!("{reply:?}");
         };
@@ -211,7 +220,7 @@ Nobody\tSomewhere\t\t\tFinland\t0.2\n";
         assert_eq!(raw["model"], "llama-3.3-70b-versatile");
         assert_eq!(raw["choices"][0]["message"]["content"], reply.content);
         let none = r
-            .complete(&request("Nobody", "Somewhere"))
+            .complete(&request("Somewhere"))
             .map(|r| r.content)
             .unwrap_or_default();
         assert!(none.contains("\"city\":null"), "{none}");
@@ -220,7 +229,7 @@ Nobody\tSomewhere\t\t\tFinland\t0.2\n";
     #[test]
     fn an_unrecorded_question_is_refused_not_invented() {
         let r = Recording::parse("answers.tsv".into(), TEXT).unwrap_or_default();
-        let err = r.complete(&request("Ensiferum", "Espoo"));
+        let err = r.complete(&request("Espoo"));
         assert!(
             matches!(&err, Err(ChatError::Refused { status: 404, message }) if message.contains("not recorded")),
             "{err:?}"
@@ -230,10 +239,22 @@ Nobody\tSomewhere\t\t\tFinland\t0.2\n";
     #[test]
     fn a_bad_line_names_the_file_and_line() {
         let bad = "band\tplace\tcity\tregion\tcountry\tconfidence\nA\tB\tC\n";
-        let err = Recording::parse("x.tsv".into(), bad).err().map(|e| e.to_string());
+        let err = Recording::parse("x.tsv".into(), bad)
+            .err()
+            .map(|e| e.to_string());
         assert_eq!(err.as_deref(), Some("x.tsv line 2: 3 columns, expected 6"));
         let bad = "h\nA\tB\tC\t\t\t1.5\n";
-        let err = Recording::parse("x.tsv".into(), bad).err().map(|e| e.to_string());
+        let err = Recording::parse("x.tsv".into(), bad)
+            .err()
+            .map(|e| e.to_string());
         assert!(err.is_some_and(|e| e.contains("not in [0, 1]")));
+        let twice = "h\nA\tB\tC\t\t\t0.5\nD\tB\tE\t\t\t0.5\n";
+        let err = Recording::parse("x.tsv".into(), twice)
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            err.as_deref(),
+            Some("x.tsv line 3: place \"B\" is recorded twice")
+        );
     }
 }
