@@ -35,7 +35,8 @@ P\t19\tEssen Altstadt\tEssen\tDE\tDE.07\t2\t51.455\t7.013\t20000
 P\t20\tNewport\t\tGB\tGB.ENG\t5\t52.76684\t-2.37734\t12741
 ";
 
-/// Issue 13's cases (figures from GeoNames).
+/// Issue 13's cases: names and places after GeoNames; some populations rounded, and the
+/// second Vári (5,000) made up to sit just under the town-over-villages ratio.
 const ISSUE_13: &str = "\
 R\t10\tNL\t1\tNL.15\tOverijssel\t
 R\t11\tNL\t1\tNL.03\tGelderland\t
