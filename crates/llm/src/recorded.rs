@@ -108,7 +108,10 @@ impl Recording {
                 "country": nullable(country),
                 "confidence": confidence,
             });
-            answers.insert((band.trim().to_string(), place.trim().to_string()), extraction);
+            answers.insert(
+                (band.trim().to_string(), place.trim().to_string()),
+                extraction,
+            );
         }
         Ok(Self { file, answers })
     }
@@ -151,7 +154,11 @@ impl Recording {
             });
         };
         let content = extraction.to_string();
-        let prompt_chars: usize = request.messages.iter().map(|m| m.content.chars().count()).sum();
+        let prompt_chars: usize = request
+            .messages
+            .iter()
+            .map(|m| m.content.chars().count())
+            .sum();
         let prompt_tokens = u32::try_from(prompt_chars.div_ceil(4)).unwrap_or(u32::MAX);
         let completion_tokens =
             u32::try_from(content.chars().count().div_ceil(4)).unwrap_or(u32::MAX);
@@ -230,10 +237,14 @@ Nobody\tSomewhere\t\t\tFinland\t0.2\n";
     #[test]
     fn a_bad_line_names_the_file_and_line() {
         let bad = "band\tplace\tcity\tregion\tcountry\tconfidence\nA\tB\tC\n";
-        let err = Recording::parse("x.tsv".into(), bad).err().map(|e| e.to_string());
+        let err = Recording::parse("x.tsv".into(), bad)
+            .err()
+            .map(|e| e.to_string());
         assert_eq!(err.as_deref(), Some("x.tsv line 2: 3 columns, expected 6"));
         let bad = "h\nA\tB\tC\t\t\t1.5\n";
-        let err = Recording::parse("x.tsv".into(), bad).err().map(|e| e.to_string());
+        let err = Recording::parse("x.tsv".into(), bad)
+            .err()
+            .map(|e| e.to_string());
         assert!(err.is_some_and(|e| e.contains("not in [0, 1]")));
     }
 }

@@ -106,7 +106,10 @@ async fn demo_recording_parses() {
     ] {
         let page = parse_country_page(&c.get_json(&u.country_page(cc, 0)).await.unwrap()).unwrap();
         assert_eq!(page.total as usize, page.rows.len(), "{cc}");
-        assert!(!page.rows.is_empty(), "{cc}: the demo has bands in 30 countries");
+        assert!(
+            !page.rows.is_empty(),
+            "{cc}: the demo has bands in 30 countries"
+        );
         assert_eq!(page.skipped, 0);
         for row in &page.rows {
             let html = c.get_html(&u.band_page(row.ma_id)).await.unwrap();

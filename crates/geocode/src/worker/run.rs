@@ -40,8 +40,7 @@ pub async fn run_with_geocoder(
     geocoder: Geocoder,
     shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
-    let worker =
-        Worker::with_geocoder(pool.clone(), geocoder).with_llm(config.llm.enabled());
+    let worker = Worker::with_geocoder(pool.clone(), geocoder).with_llm(config.llm.enabled());
     tracing::info!(
         provider = ?worker.geocoder.provider_status(),
         gazetteer = ?worker.geocoder.gazetteer_size(),
