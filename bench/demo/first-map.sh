@@ -7,7 +7,8 @@
 # rows included), the end of the enrichment (every band page read).
 # Needs: PostgreSQL+PostGIS on 127.0.0.1:5432 (user postgres), a built binary.
 # Env: BIN (target/release/bandmap), PORT (18095), BENCH_DB (bandmap_bench_demo),
-#      EXPECT (points of the full demo map: 315 = 312 placed steps + 3 country centroids).
+#      EXPECT (points of the full demo map: 315 = 312 placed steps + 3 country centroids),
+#      BANDS (European bands of the demo: 308).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 source "$ROOT/scripts/lib.sh"
@@ -15,6 +16,7 @@ BIN=${BIN:-$ROOT/target/release/bandmap}
 PORT=${PORT:-18095}
 DB=${BENCH_DB:-bandmap_bench_demo}
 EXPECT=${EXPECT:-315}
+BANDS=${BANDS:-308}
 BASE="http://127.0.0.1:$PORT"
 [ -x "$BIN" ] || { echo "no binary at $BIN (cargo build --release -p bandmap, or set BIN)" >&2; exit 1; }
 
@@ -53,8 +55,8 @@ for _ in $(seq 1 1200); do
   [ -z "$first" ] && [ "$n" -gt 0 ] && first=$(since "$t")
   [ -z "$full" ] && [ "$n" -ge "$EXPECT" ] && full=$(since "$t")
   if [ -z "$enriched" ]; then
-    left=$(psql_super -d "$DB" -tAc "SELECT count(*) FROM bands WHERE NOT enriched" 2>/dev/null || echo x)
-    [ "$left" = "0" ] && enriched=$(since "$t")
+    done_all=$(psql_super -d "$DB" -tAc "SELECT count(*) >= ${BANDS} AND bool_and(enriched) FROM bands" 2>/dev/null || echo f)
+    [ "$done_all" = "t" ] && enriched=$(since "$t")
   fi
   [ -n "$full" ] && [ -n "$enriched" ] && break
   sleep 0.5
