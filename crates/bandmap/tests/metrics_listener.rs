@@ -49,6 +49,7 @@ async fn get_when_up(url: &str) -> reqwest::Response {
 
 #[tokio::test]
 async fn serve_and_a_worker_serve_metrics_on_their_own_address() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let db = bandmap_test_support::TestDb::new().await;
     sqlx::raw_sql(
         "INSERT INTO bands (ma_id, name, country, country_code) VALUES (1, 'Alpha', 'Norway', 'NO');
