@@ -110,7 +110,10 @@ pub async fn import_bands(
         Ok(Ok(report)) => axum::Json(report).into_response(),
         Ok(Err(e)) => e.into_response(),
         Err(_) => {
-            tracing::warn!(limit_secs = limit.as_secs(), "import ran past its time limit");
+            tracing::warn!(
+                limit_secs = limit.as_secs(),
+                "import ran past its time limit"
+            );
             ApiError::Unavailable(format!(
                 "the import ran past its time limit of {} s (IMPORT_TIME_LIMIT_SECS); nothing imported",
                 limit.as_secs()
@@ -129,7 +132,11 @@ fn too_large() -> ApiError {
 
 /// Reads, validates and writes one import; dropping this future (time limit) stops the
 /// body read and rolls the transaction back.
-async fn run(state: &AppState, ip: Option<String>, request: Request) -> Result<ImportReport, ApiError> {
+async fn run(
+    state: &AppState,
+    ip: Option<String>,
+    request: Request,
+) -> Result<ImportReport, ApiError> {
     let declared = request
         .headers()
         .get(header::CONTENT_LENGTH)
@@ -142,7 +149,13 @@ async fn run(state: &AppState, ip: Option<String>, request: Request) -> Result<I
         Ok(bands) => bands,
         Err(Read::Invalid(e)) => {
             let message = format!("nothing imported: {e}");
-            audit(state, ip, "bands.import_refused", json!({ "error": message })).await?;
+            audit(
+                state,
+                ip,
+                "bands.import_refused",
+                json!({ "error": message }),
+            )
+            .await?;
             return Err(ApiError::bad_request(message));
         }
         Err(Read::TooLarge) => return Err(too_large()),
@@ -229,7 +242,7 @@ async fn read_bands(request: Request) -> Result<Vec<BandInput>, Read> {
             Ok::<_, std::io::Error>(chunk)
         })
         .take_until(stop.cancelled_owned());
-    let bridge = SyncIoBridge::new(StreamReader::new(stream));
+    let bridge = SyncIoBridge::new(StreamReader::new(Box::pin(stream)));
     let year = bandmap_import::max_year();
     let parsed = tokio::task::spawn_blocking(move || {
         parse_reader(std::io::BufReader::with_capacity(64 * 1024, bridge), year)

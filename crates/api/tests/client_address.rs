@@ -40,7 +40,9 @@ async fn the_right_most_untrusted_entry_is_recorded() {
     );
     let app = spawn_app_with(&[("TRUSTED_PROXIES", "127.0.0.1, 10.0.0.0/8")], None).await;
     assert_eq!(
-        recorded_ip(&app, "6.6.6.6, 203.0.113.6, 10.9.8.7").await.as_deref(),
+        recorded_ip(&app, "6.6.6.6, 203.0.113.6, 10.9.8.7")
+            .await
+            .as_deref(),
         Some("203.0.113.6")
     );
 }
@@ -87,10 +89,15 @@ async fn a_spoofed_left_most_entry_does_not_escape_the_address_lockout() {
 
 #[test]
 fn a_bad_trusted_proxies_value_stops_start_naming_the_variable() {
-    let vars = [("TRUSTED_PROXIES".to_string(), "10.0.0.0/8, not-a-net".to_string())]
-        .into_iter()
-        .collect();
-    let e = bandmap_config::Config::from_map(&vars).unwrap_err().to_string();
+    let vars = [(
+        "TRUSTED_PROXIES".to_string(),
+        "10.0.0.0/8, not-a-net".to_string(),
+    )]
+    .into_iter()
+    .collect();
+    let e = bandmap_config::Config::from_map(&vars)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("TRUSTED_PROXIES"), "{e}");
     assert!(e.contains("not-a-net"), "{e}");
 }

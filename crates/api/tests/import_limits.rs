@@ -23,7 +23,7 @@ async fn import(app: &TestApp, token: &str, body: String) -> (u16, Value) {
     (status, res.json().await.unwrap_or(Value::Null))
 }
 
-async fn count(app: &TestApp, sql: &str) -> i64 {
+async fn count(app: &TestApp, sql: &'static str) -> i64 {
     sqlx::query_scalar(sql)
         .fetch_one(&app.db.pool)
         .await
@@ -63,12 +63,11 @@ async fn every_import_with_the_token_leaves_an_audit_row() {
     assert_eq!(status, 400);
     let (status, _) = import(&app, "wrong-token-wrong-token-wrong-token", "{}".into()).await;
     assert_eq!(status, 401);
-    let rows: Vec<(String, String, Option<Value>, Option<String>)> = sqlx::query_as(
-        "SELECT username, action, after, ip FROM admin_audit_log ORDER BY id",
-    )
-    .fetch_all(&app.db.pool)
-    .await
-    .unwrap();
+    let rows: Vec<(String, String, Option<Value>, Option<String>)> =
+        sqlx::query_as("SELECT username, action, after, ip FROM admin_audit_log ORDER BY id")
+            .fetch_all(&app.db.pool)
+            .await
+            .unwrap();
     assert_eq!(rows.len(), 2, "a wrong token writes nothing");
     assert_eq!(rows[0].0, bandmap_api::import::AUDIT_USER);
     assert_eq!(rows[0].1, "bands.import");

@@ -70,7 +70,11 @@ async fn logout_ends_every_session_of_the_account() {
 async fn logout_without_the_json_content_type_changes_nothing() {
     let app = spawn_app().await;
     let cookie = app.login().await;
-    for ct in [None, Some("text/plain"), Some("application/x-www-form-urlencoded")] {
+    for ct in [
+        None,
+        Some("text/plain"),
+        Some("application/x-www-form-urlencoded"),
+    ] {
         let mut req = app
             .admin(Method::POST, "/admin/auth/logout", &cookie)
             .body("{}");

@@ -82,4 +82,3 @@ pub async fn remove_others(db: impl PgExecutor<'_>, username: &str) -> Result<u6
         .await?
         .rows_affected())
 }
-

@@ -308,14 +308,25 @@ mod tests {
             Err(ReadError::Invalid(e)) => assert_eq!(e.place, "line 2"),
             other => panic!("{other:?}"),
         }
-        let r = std::io::BufReader::with_capacity(1, Trickle(b"[{\"ma_id\": 1, \"name\": \"A\"}, {\"ma_id\": 1}]"));
+        let r = std::io::BufReader::with_capacity(
+            1,
+            Trickle(b"[{\"ma_id\": 1, \"name\": \"A\"}, {\"ma_id\": 1}]"),
+        );
         match parse_reader(r, 2027) {
             Err(ReadError::Invalid(e)) => assert_eq!(e.place, "element 2"),
             other => panic!("{other:?}"),
         }
-        for bad in [&b"[1, 2"[..], b"[{\"ma_id\": 1, \"name\": \"A\"}] trailing", b"\xEF\xBBx"] {
+        for bad in [
+            &b"[1, 2"[..],
+            b"[{\"ma_id\": 1, \"name\": \"A\"}] trailing",
+            b"\xEF\xBBx",
+        ] {
             let r = std::io::BufReader::with_capacity(1, Trickle(bad));
-            assert!(parse_reader(r, 2027).is_err(), "{}", String::from_utf8_lossy(bad));
+            assert!(
+                parse_reader(r, 2027).is_err(),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
         }
     }
 

@@ -30,7 +30,7 @@ impl FromRequestParts<AppState> for ClientAddr {
                 peer,
                 ProxyTrust::from_config(&state.config.server),
             )
-                .map(|ip| ip.to_string()),
+            .map(|ip| ip.to_string()),
         ))
     }
 }

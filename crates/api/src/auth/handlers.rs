@@ -127,7 +127,12 @@ pub async fn login(
     }
     lockout::mark_success(&state.pool, attempt_id).await?;
     reservation.finish(Outcome::Succeeded);
-    let token = issue_token(secret.expose_secret().as_bytes(), &username, generation, now)?;
+    let token = issue_token(
+        secret.expose_secret().as_bytes(),
+        &username,
+        generation,
+        now,
+    )?;
     tracing::info!(%username, "admin logged in");
     Ok((
         [(header::SET_COOKIE, session_cookie(&token))],

@@ -111,7 +111,12 @@ pub async fn flush_refused(pool: &PgPool, gate: &LoginGate) -> Result<u64, sqlx:
     if overflow > 0 {
         usernames.push(String::new());
         ips.push(None);
-        ats.push(rows.iter().map(|r| r.last_at).max().unwrap_or_else(Utc::now));
+        ats.push(
+            rows.iter()
+                .map(|r| r.last_at)
+                .max()
+                .unwrap_or_else(Utc::now),
+        );
         counts.push(i32::try_from(overflow).unwrap_or(i32::MAX));
         total += overflow;
     }

@@ -98,9 +98,18 @@ mod tests {
             &[][..],
             &[("sec-fetch-site", "same-origin")],
             &[("sec-fetch-site", "none")],
-            &[("host", "bandmap.example"), ("origin", "https://bandmap.example")],
-            &[("host", "bandmap.example:8443"), ("origin", "https://BandMap.example")],
-            &[("host", "127.0.0.1:8080"), ("origin", "http://127.0.0.1:8080")],
+            &[
+                ("host", "bandmap.example"),
+                ("origin", "https://bandmap.example"),
+            ],
+            &[
+                ("host", "bandmap.example:8443"),
+                ("origin", "https://BandMap.example"),
+            ],
+            &[
+                ("host", "127.0.0.1:8080"),
+                ("origin", "http://127.0.0.1:8080"),
+            ],
             &[("host", "[::1]:8080"), ("origin", "http://[::1]:8080")],
         ] {
             assert!(require_same_origin(&headers(ok)).is_ok(), "{ok:?}");
@@ -108,15 +117,31 @@ mod tests {
         for bad in [
             &[("sec-fetch-site", "cross-site")][..],
             &[("sec-fetch-site", "same-site")],
-            &[("sec-fetch-site", "cross-site"), ("origin", "https://bandmap.example"), ("host", "bandmap.example")],
-            &[("host", "bandmap.example"), ("origin", "https://evil.example")],
-            &[("host", "bandmap.example"), ("origin", "https://bandmap.example.evil.example")],
+            &[
+                ("sec-fetch-site", "cross-site"),
+                ("origin", "https://bandmap.example"),
+                ("host", "bandmap.example"),
+            ],
+            &[
+                ("host", "bandmap.example"),
+                ("origin", "https://evil.example"),
+            ],
+            &[
+                ("host", "bandmap.example"),
+                ("origin", "https://bandmap.example.evil.example"),
+            ],
             &[("host", "bandmap.example"), ("origin", "null")],
             &[("origin", "https://bandmap.example")],
-            &[("host", "bandmap.example"), ("origin", "file://bandmap.example")],
+            &[
+                ("host", "bandmap.example"),
+                ("origin", "file://bandmap.example"),
+            ],
         ] {
             assert!(
-                matches!(require_same_origin(&headers(bad)), Err(ApiError::Forbidden(_))),
+                matches!(
+                    require_same_origin(&headers(bad)),
+                    Err(ApiError::Forbidden(_))
+                ),
                 "{bad:?}"
             );
         }
