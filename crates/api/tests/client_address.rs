@@ -100,4 +100,13 @@ fn a_bad_trusted_proxies_value_stops_start_naming_the_variable() {
         .to_string();
     assert!(e.contains("TRUSTED_PROXIES"), "{e}");
     assert!(e.contains("not-a-net"), "{e}");
+    for var in ["ADMIN_LOGIN_CONCURRENCY", "IMPORT_TIME_LIMIT_SECS"] {
+        let vars = [(var.to_string(), "0".to_string())].into_iter().collect();
+        let e = bandmap_config::Config::from_map(&vars).unwrap_err().to_string();
+        assert!(e.contains(var), "{e}");
+    }
+    let c = bandmap_config::Config::from_map(&Default::default()).unwrap();
+    assert_eq!(c.server.login_concurrency, 2);
+    assert_eq!(c.server.import_time_limit.as_secs(), 600);
+    assert_eq!(c.server.trusted_proxies.len(), 2, "loopback v4 and v6");
 }
