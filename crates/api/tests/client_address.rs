@@ -102,7 +102,9 @@ fn a_bad_trusted_proxies_value_stops_start_naming_the_variable() {
     assert!(e.contains("not-a-net"), "{e}");
     for var in ["ADMIN_LOGIN_CONCURRENCY", "IMPORT_TIME_LIMIT_SECS"] {
         let vars = [(var.to_string(), "0".to_string())].into_iter().collect();
-        let e = bandmap_config::Config::from_map(&vars).unwrap_err().to_string();
+        let e = bandmap_config::Config::from_map(&vars)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains(var), "{e}");
     }
     let c = bandmap_config::Config::from_map(&Default::default()).unwrap();
