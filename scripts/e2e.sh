@@ -10,7 +10,7 @@ db=${E2E_DB:-bandmap_e2e}
 port=${E2E_PORT:-18080}
 base="http://127.0.0.1:${port}"
 admin_password="e2e-$(head -c 12 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')"
-import_token="e2e-import-$(head -c 12 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')"
+import_token="e2e-import-$(head -c 36 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')"  # at least 32 bytes (issue 18)
 db_url="${TEST_DATABASE_URL%/*}/${db}"
 
 psql_super -d postgres -c "DROP DATABASE IF EXISTS ${db} WITH (FORCE)"

@@ -1,5 +1,7 @@
 //! Creates or updates the admin account from `ADMIN_SEED_*` at `serve` start. A plaintext
 //! password is hashed here and never stored; only the bcrypt hash reaches the database.
+//! The seeded account is the only one: a changed password ends its sessions, and an
+//! account left from an earlier `ADMIN_SEED_USERNAME` is removed (issue 18).
 
 use crate::password;
 use bandmap_config::AdminConfig;
@@ -43,6 +45,7 @@ pub async fn seed_admin(pool: &PgPool, admin: &AdminConfig) -> Result<SeedOutcom
             if let Some(old) = existing.clone()
                 && verify(p.expose_secret().to_string(), old).await?
             {
+                admin_users::remove_others(pool, username).await?;
                 return Ok(SeedOutcome::Seeded(username.to_string()));
             }
             let plain = p.expose_secret().to_string();
@@ -51,6 +54,7 @@ pub async fn seed_admin(pool: &PgPool, admin: &AdminConfig) -> Result<SeedOutcom
         (None, None) => return Ok(SeedOutcome::NotConfigured),
     };
     if existing.as_deref() == Some(hash.as_str()) {
+        admin_users::remove_others(pool, username).await?;
         return Ok(SeedOutcome::Seeded(username.to_string()));
     }
     admin_users::upsert_password_hash(pool, username, &hash).await?;

@@ -112,8 +112,12 @@ pub fn build_router(state: AppState) -> Router {
 }
 
 /// Answers a JSON 503 when the handler runs past [`REQUEST_TIMEOUT`] (the handler's future
-/// is dropped, which cancels its database work).
+/// is dropped, which cancels its database work). The bulk import has its own, longer limit
+/// (`IMPORT_TIME_LIMIT_SECS`, [`crate::import`]).
 async fn time_limit(req: Request, next: Next) -> Response {
+    if req.uri().path() == crate::import::PATH {
+        return next.run(req).await;
+    }
     match tokio::time::timeout(REQUEST_TIMEOUT, next.run(req)).await {
         Ok(response) => response,
         Err(_) => {
@@ -134,6 +138,11 @@ pub async fn serve_on(
     shutdown: CancellationToken,
 ) -> Result<(), ServeError> {
     crate::public::start_background(&state, shutdown.clone());
+    crate::auth::lockout::start_flusher(
+        state.pool.clone(),
+        state.login_gate.clone(),
+        shutdown.clone(),
+    );
     let app = build_router(state);
     let drain = shutdown.clone();
     let server = axum::serve(

@@ -20,12 +20,17 @@ pub struct AppState {
     /// The in-memory band search of the admin list (loaded on first use and at start by
     /// [`crate::public::start_background`]).
     pub band_search: Arc<bandmap_index::band_search::BandSearch>,
+    /// The in-memory login gate (lockout front, password-check slots); its refused
+    /// attempts are written by [`crate::auth::lockout::start_flusher`].
+    pub login_gate: Arc<crate::auth::gate::LoginGate>,
 }
 
 impl AppState {
     /// State with the system clock.
     pub fn new(pool: PgPool, config: Config) -> Self {
+        let gate = crate::auth::gate::LoginGate::new(config.server.login_concurrency);
         Self {
+            login_gate: Arc::new(gate),
             pool,
             config: Arc::new(config),
             clock: Arc::new(SystemClock),

@@ -63,8 +63,18 @@ async fn error_code(res: reqwest::Response) -> (u16, String, String) {
     )
 }
 
+/// Writes the attempts the gate refused (the server does it every few seconds).
+async fn flush(app: &TestApp) {
+    bandmap_api::auth::lockout::flush_refused(&app.state.pool, &app.state.login_gate)
+        .await
+        .unwrap();
+}
+
+/// Every recorded attempt, in the order they happened (refused ones are written by the
+/// flush, after later attempts, with the instant of their own last attempt).
 async fn attempts(app: &TestApp) -> Vec<(String, Option<String>, bool)> {
-    sqlx::query_as("SELECT username, ip, success FROM admin_login_attempts ORDER BY id")
+    flush(app).await;
+    sqlx::query_as("SELECT username, ip, success FROM admin_login_attempts ORDER BY at, id")
         .fetch_all(&app.db.pool)
         .await
         .unwrap()
@@ -253,11 +263,13 @@ async fn lock_lifts_exactly_when_retry_after_says() {
     clock.advance(Duration::seconds(1));
     let res = login_as(&app, ADMIN_USER, ADMIN_PASSWORD, "192.0.2.97").await;
     assert_eq!(res.status(), 200, "exactly when Retry-After said");
-    let locked: i64 =
-        sqlx::query_scalar("SELECT count(*) FROM admin_login_attempts WHERE locked_out")
-            .fetch_one(&app.db.pool)
-            .await
-            .unwrap();
+    flush(&app).await;
+    let locked: i64 = sqlx::query_scalar(
+        "SELECT sum(attempts)::bigint FROM admin_login_attempts WHERE locked_out",
+    )
+    .fetch_one(&app.db.pool)
+    .await
+    .unwrap();
     assert_eq!(locked, 2);
 }
 
@@ -293,6 +305,19 @@ async fn logout_clears_the_cookie_and_me_needs_a_session() {
     let res = app
         .client
         .post(app.url("/admin/auth/logout"))
+        .send()
+        .await
+        .unwrap();
+    let (status, code, _) = error_code(res).await;
+    assert_eq!(
+        (status, code.as_str()),
+        (415, "bad_request"),
+        "logout needs the JSON content type (issue 18)"
+    );
+    let res = app
+        .client
+        .post(app.url("/admin/auth/logout"))
+        .json(&json!({}))
         .send()
         .await
         .unwrap();
@@ -353,11 +378,12 @@ async fn hostile_or_missing_sessions_are_401_never_500() {
     let other = bandmap_api::auth::session::issue_token(
         b"another-secret-another-secret-another",
         ADMIN_USER,
+        0,
         now,
     )
     .unwrap();
     let ghost =
-        bandmap_api::auth::session::issue_token(JWT_SECRET.as_bytes(), "ghost", now).unwrap();
+        bandmap_api::auth::session::issue_token(JWT_SECRET.as_bytes(), "ghost", 0, now).unwrap();
     let none = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiJhZG1pbiIsImlhdCI6MCwiZXhwIjo5OTk5OTk5OTk5fQ.";
     for (cookie, why) in [
         (format!("bandmap_session={other}"), "wrongly signed"),

@@ -184,6 +184,9 @@ async fn serve(pool: PgPool, config: Config, shutdown: CancellationToken) -> any
     for why in &config.admin.unusable {
         tracing::warn!("{why}: ignored, admin login is impossible until it is fixed");
     }
+    if let Some(why) = &config.server.import_token_unusable {
+        tracing::warn!("{why}: ignored, the import endpoint refuses everyone until it is fixed");
+    }
     match bandmap_accounts::seed_admin(&pool, &config.admin).await? {
         bandmap_accounts::SeedOutcome::Seeded(user) => {
             tracing::info!(%user, "admin account seeded")

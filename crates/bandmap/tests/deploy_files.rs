@@ -342,7 +342,8 @@ async fn nginx_routes_every_served_path_to_the_replicas() {
             .collect();
         for wanted in [
             "Host $host",
-            "X-Forwarded-For $remote_addr",
+            // Appended, never overwritten: the app reads it from the right (issue 18).
+            "X-Forwarded-For $proxy_add_x_forwarded_for",
             "X-Forwarded-Proto $scheme",
         ] {
             assert!(

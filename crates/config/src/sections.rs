@@ -45,14 +45,28 @@ pub struct Config {
 pub struct ServerConfig {
     /// Listening address.
     pub bind_addr: SocketAddr,
-    /// Trust `X-Forwarded-For` / `X-Real-IP` for the client address.
+    /// Trust `X-Forwarded-For` / `X-Real-IP` for the client address — only when the
+    /// request comes from one of [`ServerConfig::trusted_proxies`].
     pub trust_proxy: bool,
+    /// Peers (addresses or networks) whose forwarding headers are believed
+    /// (`TRUSTED_PROXIES`, default loopback only); the client address is the right-most
+    /// `X-Forwarded-For` entry outside them.
+    pub trusted_proxies: Vec<ipnet::IpNet>,
     /// Serve the front end from this folder instead of the copy embedded in the binary.
     pub web_dir: Option<PathBuf>,
     /// Tile URL template of the public map (`{z}`, `{x}`, `{y}`), or `none`.
     pub map_tile_url: String,
-    /// Bearer token of the import endpoint; unset means the endpoint refuses everyone.
+    /// Bearer token of the import endpoint; unset (or shorter than 32 bytes) means the
+    /// endpoint refuses everyone.
     pub import_token: Option<SecretString>,
+    /// Why a given `BANDMAP_IMPORT_TOKEN` is not used (too short); never holds the value.
+    pub import_token_unusable: Option<String>,
+    /// Longest time one import may take (`IMPORT_TIME_LIMIT_SECS`), instead of the 30 s of
+    /// other requests.
+    pub import_time_limit: Duration,
+    /// Password checks (bcrypt) running at once (`ADMIN_LOGIN_CONCURRENCY`); a login
+    /// arriving when all are busy answers 429.
+    pub login_concurrency: usize,
 }
 
 /// Where upstream pages come from.
@@ -239,14 +253,75 @@ impl Config {
     }
 }
 
+/// Shortest accepted `BANDMAP_IMPORT_TOKEN`, in bytes.
+pub const IMPORT_TOKEN_MIN_BYTES: usize = 32;
+
 fn server(r: &Reader<'_>) -> Result<ServerConfig, ConfigError> {
+    let token = r.optional("BANDMAP_IMPORT_TOKEN");
+    let import_token_unusable = token
+        .as_ref()
+        .filter(|t| t.len() < IMPORT_TOKEN_MIN_BYTES)
+        .map(|_| format!("BANDMAP_IMPORT_TOKEN is shorter than {IMPORT_TOKEN_MIN_BYTES} bytes"));
+    let login_concurrency: usize = r.number(
+        "ADMIN_LOGIN_CONCURRENCY",
+        2,
+        "a whole number of password checks (at least 1)",
+    )?;
+    if login_concurrency == 0 {
+        return Err(r.fail(
+            "ADMIN_LOGIN_CONCURRENCY",
+            "0",
+            "a whole number of password checks (at least 1)",
+        ));
+    }
+    let import_secs: u64 = r.number(
+        "IMPORT_TIME_LIMIT_SECS",
+        600,
+        "a whole number of seconds (at least 1)",
+    )?;
+    if import_secs == 0 {
+        return Err(r.fail(
+            "IMPORT_TIME_LIMIT_SECS",
+            "0",
+            "a whole number of seconds (at least 1)",
+        ));
+    }
     Ok(ServerConfig {
         bind_addr: r.socket_addr("BIND_ADDR", "127.0.0.1:8080")?,
         trust_proxy: r.boolean("TRUST_PROXY", true)?,
+        trusted_proxies: trusted_proxies(r)?,
         web_dir: r.optional("WEB_DIR").map(PathBuf::from),
         map_tile_url: tile_url(r)?,
-        import_token: secret(r, "BANDMAP_IMPORT_TOKEN"),
+        import_token: token
+            .filter(|t| t.len() >= IMPORT_TOKEN_MIN_BYTES)
+            .map(SecretString::from),
+        import_token_unusable,
+        import_time_limit: Duration::from_secs(import_secs),
+        login_concurrency,
     })
+}
+
+/// `TRUSTED_PROXIES`: comma-separated addresses or CIDR networks (`10.0.0.5`,
+/// `172.16.0.0/12`, `::1`); default loopback only.
+fn trusted_proxies(r: &Reader<'_>) -> Result<Vec<ipnet::IpNet>, ConfigError> {
+    const VAR: &str = "TRUSTED_PROXIES";
+    let value = r.string(VAR, crate::vars::DEFAULT_TRUSTED_PROXIES);
+    value
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|item| {
+            item.parse::<ipnet::IpNet>()
+                .or_else(|_| item.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+                .map_err(|_| {
+                    r.fail(
+                        VAR,
+                        item,
+                        "comma-separated addresses or CIDR networks (10.0.0.5, 172.16.0.0/12, ::1)",
+                    )
+                })
+        })
+        .collect()
 }
 
 /// `MAP_TILE_URL`: `none`, or an http(s) URL or same-origin path holding `{z}`, `{x}` and

@@ -22,6 +22,9 @@ const fn var(name: &'static str, default: &'static str, meaning: &'static str) -
 /// Default tile URL template of the public map (OpenStreetMap's standard raster tiles).
 pub const DEFAULT_TILE_URL: &str = "https://tile.openstreetmap.org/{z}/{x}/{y}.png";
 
+/// Default of `TRUSTED_PROXIES`: a proxy on the same machine.
+pub const DEFAULT_TRUSTED_PROXIES: &str = "127.0.0.0/8,::1";
+
 /// Every variable the service reads (CONTRACT §2 plus a few operational knobs).
 pub const VARIABLES: &[Variable] = &[
     var(
@@ -154,12 +157,27 @@ pub const VARIABLES: &[Variable] = &[
     var(
         "BANDMAP_IMPORT_TOKEN",
         "",
-        "bearer token of POST /api/import/bands",
+        "bearer token of POST /api/import/bands, at least 32 bytes (shorter: the import refuses everyone)",
     ),
     var(
         "TRUST_PROXY",
         "true",
-        "take the client address from X-Forwarded-For / X-Real-IP",
+        "take the client address from X-Forwarded-For / X-Real-IP, sent by a peer in TRUSTED_PROXIES",
+    ),
+    var(
+        "TRUSTED_PROXIES",
+        DEFAULT_TRUSTED_PROXIES,
+        "proxies (addresses or CIDRs, comma-separated) whose forwarding headers are believed; the client is the right-most X-Forwarded-For entry outside them",
+    ),
+    var(
+        "ADMIN_LOGIN_CONCURRENCY",
+        "2",
+        "password checks (bcrypt) at once; a login finding them all busy answers 429",
+    ),
+    var(
+        "IMPORT_TIME_LIMIT_SECS",
+        "600",
+        "time limit of one POST /api/import/bands (other requests: 30 s)",
     ),
     var(
         "HEARTBEAT_INTERVAL_SECS",

@@ -7,7 +7,7 @@
 mod parse;
 mod text;
 
-pub use parse::{InvalidInput, YEAR_MIN, parse_bands};
+pub use parse::{InvalidInput, ReadError, YEAR_MIN, parse_bands, parse_reader};
 pub use text::clean_text;
 
 use bandmap_db::PgPool;
@@ -40,15 +40,28 @@ pub fn max_year() -> i32 {
     Utc::now().year() + 1
 }
 
-/// Imports an NDJSON (or JSON array) file: the `bandmap import FILE` command.
+/// Imports an NDJSON (or JSON array) file: the `bandmap import FILE` command. The file is
+/// read as it is parsed (on a blocking thread), never whole into memory.
 pub async fn import_file(pool: &PgPool, path: &Path) -> Result<UpsertReport, ImportError> {
-    let body = tokio::fs::read(path)
-        .await
-        .map_err(|source| ImportError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-    import_body(pool, &body).await
+    let owned = path.to_path_buf();
+    let year = max_year();
+    let parsed = tokio::task::spawn_blocking(move || {
+        let file = std::fs::File::open(&owned)?;
+        parse_reader(std::io::BufReader::new(file), year)
+    })
+    .await
+    .map_err(|e| ReadError::Io(std::io::Error::other(e)));
+    let bands = match parsed.and_then(|r| r) {
+        Ok(bands) => bands,
+        Err(ReadError::Invalid(e)) => return Err(e.into()),
+        Err(ReadError::Io(source)) => {
+            return Err(ImportError::Io {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    Ok(upsert_bands(pool, &bands).await?)
 }
 
 /// Imports a whole NDJSON (or JSON array) body: validated first, then upserted in one

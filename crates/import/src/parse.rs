@@ -5,6 +5,8 @@
 
 use crate::text::clean_text;
 use bandmap_db::bands::upsert::BandInput;
+use serde::de::{DeserializeSeed, Deserializer, Error as _, SeqAccess, Visitor};
+use std::io::BufRead;
 
 /// Earliest accepted `formed_year`.
 pub const YEAR_MIN: i32 = 1900;
@@ -19,47 +21,161 @@ pub struct InvalidInput {
     pub message: String,
 }
 
-/// Parses and validates a whole body; `max_year` bounds `formed_year` (next year).
+/// Parses and validates a whole body held in memory; `max_year` bounds `formed_year`.
 pub fn parse_bands(body: &[u8], max_year: i32) -> Result<Vec<BandInput>, InvalidInput> {
-    let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
-    let first = body.iter().find(|b| !b.is_ascii_whitespace());
-    if first == Some(&b'[') {
-        parse_array(body, max_year)
+    parse_reader(body, max_year).map_err(|e| match e {
+        ReadError::Invalid(e) => e,
+        // A slice cannot fail to read; kept total all the same.
+        ReadError::Io(e) => InvalidInput {
+            place: "body".into(),
+            message: e.to_string(),
+        },
+    })
+}
+
+/// Why [`parse_reader`] stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The input is invalid.
+    #[error(transparent)]
+    Invalid(#[from] InvalidInput),
+    /// The input could not be read (a cut connection, a body over its limit).
+    #[error("cannot read the input: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Parses and validates an input as it is read (issue 18: an import is never held whole in
+/// memory, only its validated bands): one JSON array read element by element, or NDJSON
+/// read line by line. A UTF-8 byte-order mark is skipped.
+pub fn parse_reader(mut reader: impl BufRead, max_year: i32) -> Result<Vec<BandInput>, ReadError> {
+    skip_bom(&mut reader)?;
+    let first = loop {
+        let buf = reader.fill_buf()?;
+        match buf.iter().position(|b| !b.is_ascii_whitespace()) {
+            Some(i) => {
+                let first = buf[i];
+                reader.consume(i);
+                break Some(first);
+            }
+            None if buf.is_empty() => break None,
+            None => {
+                let n = buf.len();
+                reader.consume(n);
+            }
+        }
+    };
+    if first == Some(b'[') {
+        parse_array(reader, max_year)
     } else {
-        parse_ndjson(body, max_year)
+        parse_ndjson(reader, max_year)
     }
 }
 
-fn parse_array(body: &[u8], max_year: i32) -> Result<Vec<BandInput>, InvalidInput> {
-    let items: Vec<serde_json::Value> = serde_json::from_slice(body).map_err(|e| InvalidInput {
-        place: "body".into(),
-        message: format!("not a JSON array: {e}"),
-    })?;
-    items
-        .into_iter()
-        .enumerate()
-        .map(|(i, v)| {
-            let place = || format!("element {}", i + 1);
-            let band: BandInput = serde_json::from_value(v).map_err(|e| InvalidInput {
-                place: place(),
-                message: e.to_string(),
-            })?;
-            validate(band, max_year).map_err(|message| InvalidInput {
-                place: place(),
-                message,
-            })
-        })
-        .collect()
+fn skip_bom(reader: &mut impl BufRead) -> std::io::Result<()> {
+    const BOM: &[u8] = b"\xEF\xBB\xBF";
+    let mut matched = 0;
+    while matched < BOM.len() {
+        let buf = reader.fill_buf()?;
+        let Some(b) = buf.first() else {
+            return Ok(());
+        };
+        if *b != BOM[matched] {
+            // A partial mark is not one; the reader has only consumed mark bytes, which
+            // no valid JSON or NDJSON starts with, so the body is invalid either way.
+            return if matched == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "the body starts with a broken byte-order mark",
+                ))
+            };
+        }
+        reader.consume(1);
+        matched += 1;
+    }
+    Ok(())
 }
 
-fn parse_ndjson(body: &[u8], max_year: i32) -> Result<Vec<BandInput>, InvalidInput> {
+/// Deserializes the elements of the array one at a time; the first invalid one stops the
+/// read with its place kept aside (serde's error carries text only).
+struct Elements<'a> {
+    max_year: i32,
+    out: &'a mut Vec<BandInput>,
+    invalid: &'a mut Option<InvalidInput>,
+}
+
+impl<'de> DeserializeSeed<'de> for Elements<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Elements<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON array of band objects")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut i = 0usize;
+        while let Some(v) = seq.next_element::<serde_json::Value>()? {
+            i += 1;
+            let place = format!("element {i}");
+            let band = serde_json::from_value::<BandInput>(v)
+                .map_err(|e| e.to_string())
+                .and_then(|b| validate(b, self.max_year));
+            match band {
+                Ok(b) => self.out.push(b),
+                Err(message) => {
+                    *self.invalid = Some(InvalidInput { place, message });
+                    return Err(A::Error::custom("invalid element"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn parse_array(reader: impl BufRead, max_year: i32) -> Result<Vec<BandInput>, ReadError> {
+    // `[` was peeked, not consumed: the deserializer reads the array from its start.
     let mut out = Vec::new();
-    for (i, line) in body.split(|b| *b == b'\n').enumerate() {
+    let mut invalid = None;
+    let mut de = serde_json::Deserializer::from_reader(reader);
+    let read = Elements {
+        max_year,
+        out: &mut out,
+        invalid: &mut invalid,
+    }
+    .deserialize(&mut de)
+    .and_then(|()| de.end());
+    if let Some(e) = invalid {
+        return Err(e.into());
+    }
+    match read {
+        Ok(()) => Ok(out),
+        Err(e) if e.is_io() => Err(ReadError::Io(e.into())),
+        Err(e) => Err(InvalidInput {
+            place: "body".into(),
+            message: format!("not a JSON array: {e}"),
+        }
+        .into()),
+    }
+}
+
+fn parse_ndjson(mut reader: impl BufRead, max_year: i32) -> Result<Vec<BandInput>, ReadError> {
+    let mut out = Vec::new();
+    let mut line = Vec::new();
+    for i in 1.. {
+        line.clear();
+        if reader.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let place = || format!("line {}", i + 1);
-        let band: BandInput = serde_json::from_slice(line).map_err(|e| InvalidInput {
+        let place = || format!("line {i}");
+        let band: BandInput = serde_json::from_slice(&line).map_err(|e| InvalidInput {
             place: place(),
             message: e.to_string(),
         })?;
@@ -159,6 +275,59 @@ mod tests {
         assert_eq!(a[1].country_code.as_deref(), Some("NO"));
         assert_eq!(b[1].name, "B");
         assert!(parse_bands(b"", 2027).unwrap().is_empty());
+        let bom = b"\xEF\xBB\xBF[{\"ma_id\": 3, \"name\": \"C\"}]";
+        assert_eq!(parse_bands(bom, 2027).unwrap()[0].ma_id, 3);
+    }
+
+    /// A reader handing out one byte at a time, like a body arriving in small chunks.
+    struct Trickle<'a>(&'a [u8]);
+
+    impl std::io::Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let Some((first, rest)) = self.0.split_first() else {
+                return Ok(0);
+            };
+            if buf.is_empty() {
+                return Ok(0);
+            }
+            buf[0] = *first;
+            self.0 = rest;
+            Ok(1)
+        }
+    }
+
+    #[test]
+    fn a_trickled_reader_gives_the_same_bands_and_errors() {
+        let arr = b"\xEF\xBB\xBF \n[{\"ma_id\": 1, \"name\": \"A\"},\n {\"ma_id\": 2, \"name\": \"B\"}] \n";
+        let r = std::io::BufReader::with_capacity(1, Trickle(arr));
+        let bands = parse_reader(r, 2027).unwrap();
+        assert_eq!(bands.iter().map(|b| b.ma_id).collect::<Vec<_>>(), [1, 2]);
+        let nd = b"{\"ma_id\": 1, \"name\": \"A\"}\n{\"ma_id\": 2, \"name\": \"B\", \"x\": 1}\n";
+        let r = std::io::BufReader::with_capacity(1, Trickle(nd));
+        match parse_reader(r, 2027) {
+            Err(ReadError::Invalid(e)) => assert_eq!(e.place, "line 2"),
+            other => panic!("{other:?}"),
+        }
+        let r = std::io::BufReader::with_capacity(
+            1,
+            Trickle(b"[{\"ma_id\": 1, \"name\": \"A\"}, {\"ma_id\": 1}]"),
+        );
+        match parse_reader(r, 2027) {
+            Err(ReadError::Invalid(e)) => assert_eq!(e.place, "element 2"),
+            other => panic!("{other:?}"),
+        }
+        for bad in [
+            &b"[1, 2"[..],
+            b"[{\"ma_id\": 1, \"name\": \"A\"}] trailing",
+            b"\xEF\xBBx",
+        ] {
+            let r = std::io::BufReader::with_capacity(1, Trickle(bad));
+            assert!(
+                parse_reader(r, 2027).is_err(),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
     }
 
     #[test]

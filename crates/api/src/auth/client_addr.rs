@@ -1,7 +1,8 @@
-//! Extractor of the client address (proxy headers trusted per `TRUST_PROXY`), for the
+//! Extractor of the client address (proxy headers trusted per `TRUST_PROXY` and
+//! `TRUSTED_PROXIES`), for the
 //! lockout and logs.
 
-use crate::client_ip::client_ip;
+use crate::client_ip::{ProxyTrust, client_ip};
 use crate::error::ApiError;
 use crate::state::AppState;
 use axum::extract::{ConnectInfo, FromRequestParts};
@@ -24,8 +25,12 @@ impl FromRequestParts<AppState> for ClientAddr {
             .get::<ConnectInfo<SocketAddr>>()
             .map(|c| c.0);
         Ok(ClientAddr(
-            client_ip(&parts.headers, peer, state.config.server.trust_proxy)
-                .map(|ip| ip.to_string()),
+            client_ip(
+                &parts.headers,
+                peer,
+                ProxyTrust::from_config(&state.config.server),
+            )
+            .map(|ip| ip.to_string()),
         ))
     }
 }

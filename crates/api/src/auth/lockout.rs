@@ -2,123 +2,80 @@
 //! (any case) or one client address, further attempts answer 429 until enough of them
 //! leave the window, even with the right password.
 //!
-//! Every attempt is written to `admin_login_attempts` *before* the password is checked,
-//! as a failure, and flipped to success afterwards. Check and insert happen under one
-//! transaction-scoped advisory lock, so parallel guesses cannot slip past the limit.
-//! Locked-out attempts are recorded too, flagged `locked_out`: they are not failures (no
-//! password was checked), so retrying during a lockout does not extend it and a client
-//! that waits `Retry-After` seconds is let in. Successes do not reset the count.
+//! The decision is made first in memory ([`super::gate`]): a locked key is refused with
+//! no database write and no bcrypt. An attempt the gate lets through asks the database
+//! whether other replicas' failures lock it (one indexed read, no lock), then is written
+//! to `admin_login_attempts` *before* the password is checked, as a failure, and flipped
+//! to success afterwards — a crash mid-check still counts. Refused attempts are written
+//! by [`flush_refused`], one row per (username, address) with the number of attempts it
+//! stands for, flagged `locked_out`: they are not failures (no password was checked), so
+//! retrying during a lockout does not extend it. Successes do not reset the count.
+//!
+//! Without a global lock, two replicas checking the same key at the same instant may each
+//! let one more attempt through than the limit; within a process the gate counts attempts
+//! in flight, so parallel guesses cannot pass it (docs/security.md).
 
+use super::gate::LoginGate;
 use chrono::{DateTime, Duration, Utc};
-use sqlx::{PgConnection, PgPool};
+use sqlx::PgPool;
+use std::time::Duration as StdDuration;
+use tokio_util::sync::CancellationToken;
 
 /// Failures tolerated inside the window.
 pub const MAX_FAILURES: i64 = 5;
 /// Length of the window.
 pub const WINDOW_MINUTES: i64 = 15;
-/// Advisory-lock key serialising the check-and-record step of every login.
-const LOCK_KEY: i64 = 0x6261_6e64_6c6f_6769; // "bandlogi"
+/// Period of [`flush_refused`] in the background.
+pub const FLUSH_EVERY: StdDuration = StdDuration::from_secs(5);
 
-/// What the gate decided for one attempt (already recorded).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Gate {
-    /// The attempt may check the password; `attempt_id` is its row.
-    Open {
-        /// Row of the attempt in `admin_login_attempts`.
-        attempt_id: i64,
-    },
-    /// Locked out: retry after this many seconds.
-    Locked {
-        /// Seconds until the count drops below the limit.
-        retry_after_secs: u64,
-    },
-}
-
-fn window() -> Duration {
+/// The lockout window.
+pub fn window() -> Duration {
     Duration::minutes(WINDOW_MINUTES)
 }
 
-/// The instant at which the failures of one key stop locking: the `MAX_FAILURES`-th most
-/// recent failure in the window leaves it then. None when not locked.
-async fn unlock_at(
-    conn: &mut PgConnection,
-    by_ip: bool,
-    key: &str,
+/// The instant at which the recorded failures of `username` or `ip` stop locking (the
+/// `MAX_FAILURES`-th most recent failure of a key leaves the window then); None when
+/// neither is locked. Served by the partial indexes of migration 020.
+pub async fn unlock_at(
+    pool: &PgPool,
+    username: &str,
+    ip: Option<&str>,
     now: DateTime<Utc>,
 ) -> Result<Option<DateTime<Utc>>, sqlx::Error> {
-    let sql = if by_ip {
-        "SELECT at FROM admin_login_attempts
-         WHERE ip = $1 AND NOT success AND NOT locked_out AND at > $2
-         ORDER BY at DESC OFFSET $3 LIMIT 1"
-    } else {
-        "SELECT at FROM admin_login_attempts
-         WHERE lower(username) = lower($1) AND NOT success AND NOT locked_out AND at > $2
-         ORDER BY at DESC OFFSET $3 LIMIT 1"
-    };
-    let at: Option<DateTime<Utc>> = sqlx::query_scalar(sql)
-        .bind(key)
-        .bind(now - window())
-        .bind(MAX_FAILURES - 1)
-        .fetch_optional(conn)
-        .await?;
+    let at: Option<DateTime<Utc>> = sqlx::query_scalar(
+        "SELECT GREATEST(
+            (SELECT at FROM admin_login_attempts
+             WHERE lower(username) = lower($1) AND NOT success AND NOT locked_out AND at > $3
+             ORDER BY at DESC OFFSET $4 LIMIT 1),
+            (SELECT at FROM admin_login_attempts
+             WHERE ip = $2 AND NOT success AND NOT locked_out AND at > $3
+             ORDER BY at DESC OFFSET $4 LIMIT 1))",
+    )
+    .bind(username)
+    .bind(ip)
+    .bind(now - window())
+    .bind(MAX_FAILURES - 1)
+    .fetch_one(pool)
+    .await?;
     Ok(at.map(|at| at + window()))
 }
 
-/// Checks the lockout for `username` and `ip`, then records the attempt (as a failure until
-/// [`mark_success`] says otherwise).
-pub async fn begin_attempt(
+/// Records an attempt as a failure (until [`mark_success`] says otherwise); its row id.
+pub async fn record_attempt(
     pool: &PgPool,
     username: &str,
     ip: Option<&str>,
     now: DateTime<Utc>,
-) -> Result<Gate, sqlx::Error> {
-    let mut tx = pool.begin().await?;
-    sqlx::query("SELECT pg_advisory_xact_lock($1)")
-        .bind(LOCK_KEY)
-        .execute(&mut *tx)
-        .await?;
-    let mut until = unlock_at(&mut tx, false, username, now).await?;
-    if let Some(ip) = ip {
-        until = until.max(unlock_at(&mut tx, true, ip, now).await?);
-    }
-    let attempt_id: i64 = sqlx::query_scalar(
-        "INSERT INTO admin_login_attempts (username, ip, at, success, locked_out)
-         VALUES ($1, $2, $3, FALSE, $4) RETURNING id",
+) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar(
+        "INSERT INTO admin_login_attempts (username, ip, at, success) VALUES ($1, $2, $3, FALSE)
+         RETURNING id",
     )
     .bind(username)
     .bind(ip)
     .bind(now)
-    .bind(until.is_some())
-    .fetch_one(&mut *tx)
-    .await?;
-    tx.commit().await?;
-    Ok(match until {
-        Some(t) => {
-            let ms = u64::try_from((t - now).num_milliseconds()).unwrap_or(0);
-            Gate::Locked {
-                retry_after_secs: ms.div_ceil(1000).max(1),
-            }
-        }
-        None => Gate::Open { attempt_id },
-    })
-}
-
-/// Records an attempt that is refused before the gate (authentication not configured).
-pub async fn record_failure(
-    pool: &PgPool,
-    username: &str,
-    ip: Option<&str>,
-    now: DateTime<Utc>,
-) -> Result<(), sqlx::Error> {
-    sqlx::query(
-        "INSERT INTO admin_login_attempts (username, ip, at, success) VALUES ($1, $2, $3, FALSE)",
-    )
-    .bind(username)
-    .bind(ip)
-    .bind(now)
-    .execute(pool)
-    .await?;
-    Ok(())
+    .fetch_one(pool)
+    .await
 }
 
 /// Marks an attempt as successful (it then no longer counts towards a lockout).
@@ -128,4 +85,77 @@ pub async fn mark_success(pool: &PgPool, attempt_id: i64) -> Result<(), sqlx::Er
         .execute(pool)
         .await?;
     Ok(())
+}
+
+/// Writes the attempts the gate refused since the last flush — one `locked_out` row per
+/// (username, address), `attempts` saying how many; pairs beyond the gate's bound share
+/// one row with an empty username and no address — and logs one warning for them all
+/// (the rate-limited form of "login refused: locked out"). Returns the attempts written.
+pub async fn flush_refused(pool: &PgPool, gate: &LoginGate) -> Result<u64, sqlx::Error> {
+    let (rows, overflow) = gate.take_refused();
+    if rows.is_empty() && overflow == 0 {
+        return Ok(0);
+    }
+    let mut usernames = Vec::with_capacity(rows.len() + 1);
+    let mut ips = Vec::with_capacity(rows.len() + 1);
+    let mut ats = Vec::with_capacity(rows.len() + 1);
+    let mut counts = Vec::with_capacity(rows.len() + 1);
+    let mut total: u64 = 0;
+    for r in &rows {
+        usernames.push(r.username.clone());
+        ips.push(r.ip.clone());
+        ats.push(r.last_at);
+        counts.push(i32::try_from(r.attempts).unwrap_or(i32::MAX));
+        total += u64::from(r.attempts);
+    }
+    if overflow > 0 {
+        usernames.push(String::new());
+        ips.push(None);
+        ats.push(
+            rows.iter()
+                .map(|r| r.last_at)
+                .max()
+                .unwrap_or_else(Utc::now),
+        );
+        counts.push(i32::try_from(overflow).unwrap_or(i32::MAX));
+        total += overflow;
+    }
+    sqlx::query(
+        "INSERT INTO admin_login_attempts (username, ip, at, success, locked_out, attempts)
+         SELECT u, i, a, FALSE, TRUE, n FROM UNNEST($1::text[], $2::text[], $3::timestamptz[], $4::int[])
+             AS t(u, i, a, n)",
+    )
+    .bind(&usernames)
+    .bind(&ips)
+    .bind(&ats)
+    .bind(&counts)
+    .execute(pool)
+    .await?;
+    tracing::warn!(
+        attempts = total,
+        pairs = rows.len(),
+        attempts_beyond_pair_bound = overflow,
+        "login attempts refused while locked out since the last report"
+    );
+    Ok(total)
+}
+
+/// Flushes refused attempts every [`FLUSH_EVERY`] until `shutdown`, and once more then.
+pub fn start_flusher(pool: PgPool, gate: std::sync::Arc<LoginGate>, shutdown: CancellationToken) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(FLUSH_EVERY);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            let stop = tokio::select! {
+                _ = tick.tick() => false,
+                _ = shutdown.cancelled() => true,
+            };
+            if let Err(e) = flush_refused(&pool, &gate).await {
+                tracing::error!(error = %e, "cannot record refused login attempts");
+            }
+            if stop {
+                break;
+            }
+        }
+    });
 }

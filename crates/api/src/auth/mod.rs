@@ -5,8 +5,10 @@
 pub mod bearer;
 pub mod client_addr;
 pub mod cookie;
+pub mod gate;
 pub mod handlers;
 pub mod lockout;
+pub mod origin;
 pub mod password;
 pub mod session;
 

@@ -1,13 +1,18 @@
 //! Admin sessions: HS256 JWTs signed with `ADMIN_JWT_SECRET`, carried in the
 //! `bandmap_session` cookie. Any other algorithm, an expired, malformed or multi-byte token
-//! is a 401, never a 500. Also the CSRF guard: writes require `Content-Type: application/json`.
+//! is a 401, never a 500. A token also carries the session generation of its account at
+//! login: logout, a password change or a re-seed moves the account's generation on, and
+//! every older token is refused at its next request (one indexed lookup, which the
+//! account-exists check made anyway). Also the CSRF guard of `/admin/api` writes
+//! ([`super::origin`]).
 
-use crate::client_ip::client_ip;
+use super::origin::{require_json, require_same_origin};
+use crate::client_ip::{ProxyTrust, client_ip};
 use crate::error::ApiError;
 use crate::state::AppState;
 use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
 use axum::http::request::Parts;
-use axum::http::{Method, header};
+use axum::http::{Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
 use chrono::{DateTime, Utc};
@@ -30,14 +35,24 @@ pub struct Claims {
     pub iat: i64,
     /// Expiry (seconds).
     pub exp: i64,
+    /// Session generation of the account at login (0 for tokens issued before issue 18).
+    #[serde(default, rename = "gen")]
+    pub generation: i64,
 }
 
-/// Signs a session token for `username`, valid from `now` for [`SESSION_SECONDS`].
-pub fn issue_token(secret: &[u8], username: &str, now: DateTime<Utc>) -> Result<String, ApiError> {
+/// Signs a session token for `username` under its session `generation`, valid from `now`
+/// for [`SESSION_SECONDS`].
+pub fn issue_token(
+    secret: &[u8],
+    username: &str,
+    generation: i64,
+    now: DateTime<Utc>,
+) -> Result<String, ApiError> {
     let claims = Claims {
         sub: username.to_string(),
         iat: now.timestamp(),
         exp: now.timestamp() + SESSION_SECONDS,
+        generation,
     };
     jsonwebtoken::encode(
         &Header::new(Algorithm::HS256),
@@ -101,20 +116,23 @@ impl FromRequestParts<AppState> for AdminSession {
         let token =
             session_cookie(parts).ok_or_else(|| ApiError::Unauthorized("no session".into()))?;
         let claims = verify_token(secret.expose_secret().as_bytes(), &token, state.clock.now())?;
-        let exists: Option<i64> =
-            sqlx::query_scalar("SELECT id FROM admin_users WHERE username = $1")
-                .bind(&claims.sub)
-                .fetch_optional(&state.pool)
-                .await?;
-        if exists.is_none() {
-            return Err(ApiError::Unauthorized("unknown account".into()));
+        match bandmap_db::admin_users::session_generation(&state.pool, &claims.sub).await? {
+            None => return Err(ApiError::Unauthorized("unknown account".into())),
+            Some(current) if current != claims.generation => {
+                return Err(ApiError::Unauthorized("session ended; log in again".into()));
+            }
+            Some(_) => {}
         }
         let peer = parts
             .extensions
             .get::<ConnectInfo<SocketAddr>>()
             .map(|c| c.0);
-        let ip = client_ip(&parts.headers, peer, state.config.server.trust_proxy)
-            .map(|ip| ip.to_string());
+        let ip = client_ip(
+            &parts.headers,
+            peer,
+            ProxyTrust::from_config(&state.config.server),
+        )
+        .map(|ip| ip.to_string());
         Ok(AdminSession {
             username: claims.sub,
             ip,
@@ -123,7 +141,7 @@ impl FromRequestParts<AppState> for AdminSession {
 }
 
 /// Middleware of `/admin/api`: a valid session is required, and writes must declare a JSON
-/// body (CSRF defence besides SameSite).
+/// body and come from this site (CSRF defence besides SameSite).
 pub async fn require_admin(
     State(state): State<AppState>,
     request: Request,
@@ -133,21 +151,8 @@ pub async fn require_admin(
     let session = AdminSession::from_request_parts(&mut parts, &state).await?;
     let is_write = !matches!(parts.method, Method::GET | Method::HEAD | Method::OPTIONS);
     if is_write {
-        let json = parts
-            .headers
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .map(|v| {
-                v.trim()
-                    .to_ascii_lowercase()
-                    .starts_with("application/json")
-            })
-            .unwrap_or(false);
-        if !json {
-            return Err(ApiError::bad_request(
-                "writes require Content-Type: application/json",
-            ));
-        }
+        require_json(&parts.headers, StatusCode::BAD_REQUEST)?;
+        require_same_origin(&parts.headers)?;
     }
     parts.extensions.insert(session);
     Ok(next.run(Request::from_parts(parts, body)).await)
@@ -163,7 +168,8 @@ mod tests {
     #[test]
     fn tokens_round_trip_and_expire() {
         let now = Utc::now();
-        let t = issue_token(SECRET, "admin", now).unwrap();
+        let t = issue_token(SECRET, "admin", 3, now).unwrap();
+        assert_eq!(verify_token(SECRET, &t, now).unwrap().generation, 3);
         assert_eq!(verify_token(SECRET, &t, now).unwrap().sub, "admin");
         assert!(verify_token(SECRET, &t, now + Duration::seconds(SESSION_SECONDS + 1)).is_err());
         assert!(verify_token(b"another-secret-another-secret-xx", &t, now).is_err());
