@@ -34,6 +34,7 @@ pub struct Claims {
 
 /// Signs a session token for `username`, valid from `now` for [`SESSION_SECONDS`].
 pub fn issue_token(secret: &[u8], username: &str, now: DateTime<Utc>) -> Result<String, ApiError> {
+    crate::jwt_crypto::install();
     let claims = Claims {
         sub: username.to_string(),
         iat: now.timestamp(),
@@ -49,6 +50,7 @@ pub fn issue_token(secret: &[u8], username: &str, now: DateTime<Utc>) -> Result<
 
 /// Verifies a token: HS256 only, signature, expiry against `now`.
 pub fn verify_token(secret: &[u8], token: &str, now: DateTime<Utc>) -> Result<Claims, ApiError> {
+    crate::jwt_crypto::install();
     let unauthorized = || ApiError::Unauthorized("invalid or expired session".into());
     if !token.is_ascii() || token.len() > 4096 {
         return Err(unauthorized());
