@@ -36,6 +36,8 @@ log "cargo fmt --check"
 cargo fmt --all -- --check
 log "cargo clippy --all-targets -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
+log "cargo deny (licences, bans, sources; advisories where reachable)"
+scripts/deny.sh
 log "cargo test (workspace)"
 cargo test --workspace --no-fail-fast
 

@@ -116,15 +116,33 @@ impl ApiError {
     }
 }
 
+/// SQLSTATE of a statement cancelled by `statement_timeout` (or a cancel request).
+const QUERY_CANCELED: &str = "57014";
+
 impl From<sqlx::Error> for ApiError {
     fn from(e: sqlx::Error) -> Self {
-        ApiError::Internal(format!("database: {e}"))
+        match &e {
+            // The pool's budget is spent (issue 18: each path has its own) or the statement
+            // ran past its pool's timeout: the service is busy, not broken.
+            sqlx::Error::PoolTimedOut => {
+                tracing::warn!("no database connection free in time");
+                ApiError::Unavailable("the service is busy; retry shortly".to_string())
+            }
+            sqlx::Error::Database(d) if d.code().as_deref() == Some(QUERY_CANCELED) => {
+                tracing::warn!("a query ran past its statement timeout");
+                ApiError::Unavailable("the request took too long".to_string())
+            }
+            _ => ApiError::Internal(format!("database: {e}")),
+        }
     }
 }
 
 impl From<bandmap_db::DbError> for ApiError {
     fn from(e: bandmap_db::DbError) -> Self {
-        ApiError::Internal(format!("database: {e}"))
+        match e {
+            bandmap_db::DbError::Sqlx(e) => e.into(),
+            e => ApiError::Internal(format!("database: {e}")),
+        }
     }
 }
 

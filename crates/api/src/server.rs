@@ -6,16 +6,22 @@ use crate::security_headers::SecurityHeaders;
 use crate::state::AppState;
 use crate::web::{self, WebFiles};
 use axum::Router;
-use axum::extract::Request;
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Request};
 use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use std::future::IntoFuture;
+use bandmap_config::HttpLimits;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
+use tower::ServiceExt;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::compression::CompressionLayer;
 use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
@@ -30,6 +36,12 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// After a shutdown signal, how long requests in flight may still run before the server
 /// stops regardless (SIGTERM must end the process even with a hung client).
 pub const DRAIN_LIMIT: Duration = Duration::from_secs(20);
+
+/// Largest request body of the admin API (its writes are small JSON documents).
+pub const ADMIN_BODY_LIMIT: usize = 256 * 1024;
+
+/// Largest request body of the authentication area (a login is two short strings).
+pub const AUTH_BODY_LIMIT: usize = 8 * 1024;
 
 /// Why the server stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -54,11 +66,15 @@ pub fn api_routes(state: &AppState) -> (Router<AppState>, utoipa::openapi::OpenA
         state.clone(),
         crate::auth::require_admin,
     ));
+    // Body limits per area (a larger body is a 413 JSON error before any work); the import
+    // sets its own.
+    let admin = admin.layer(DefaultBodyLimit::max(ADMIN_BODY_LIMIT));
+    let auth = crate::auth::router().layer(DefaultBodyLimit::max(AUTH_BODY_LIMIT));
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(crate::probes::router())
-        .nest("/api", crate::public::router())
+        .nest("/api", crate::public::router(state))
         .nest("/admin/api", admin)
-        .nest("/admin/auth", crate::auth::router())
+        .nest("/admin/auth", auth)
         .split_for_parts()
 }
 
@@ -132,33 +148,91 @@ async fn time_limit(req: Request, next: Next) -> Response {
 }
 
 /// Serves on an already bound listener until `shutdown` fires.
+///
+/// The server's background tasks (map refresh, rate-limit cleanup, retention) live exactly
+/// as long as this call: they stop when it returns or is dropped, so a restart of `serve`
+/// under `bandmap all`'s supervisor never leaves the previous run's tasks behind.
 pub async fn serve_on(
     listener: tokio::net::TcpListener,
     state: AppState,
     shutdown: CancellationToken,
 ) -> Result<(), ServeError> {
-    crate::public::start_background(&state, shutdown.clone());
+    let background = shutdown.child_token();
+    let _stop_background = background.clone().drop_guard();
+    crate::public::start_background(&state, background.clone());
     crate::auth::lockout::start_flusher(
         state.pool.clone(),
         state.login_gate.clone(),
-        shutdown.clone(),
+        background.clone(),
     );
+    crate::retention::start(&state, background);
+    let limits = state.config.limits.http;
     let app = build_router(state);
-    let drain = shutdown.clone();
-    let server = axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(async move { shutdown.cancelled().await })
-    .into_future();
-    tokio::select! {
-        done = server => done?,
-        _ = async {
-            drain.cancelled().await;
-            tokio::time::sleep(DRAIN_LIMIT).await;
-        } => tracing::warn!("stopping with requests still in flight after the drain limit"),
-    }
+    run(listener, app, limits, shutdown).await;
     Ok(())
+}
+
+/// The accept loop (issue 18, server limits): at most `limits.max_connections` connections
+/// at once (the next ones wait in the listen backlog until one ends), and a client that
+/// does not send a request's headers within `limits.header_read_timeout` — a slow client,
+/// or a keep-alive connection left idle — is disconnected. HTTP/1.1 only: browsers reach
+/// the service over HTTP/1.1 or through a proxy, and HTTP/2's cleartext prior-knowledge
+/// mode would only add a path these limits do not cover. On `shutdown`, idle connections
+/// close at once and requests in flight get [`DRAIN_LIMIT`] to finish.
+async fn run(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    limits: HttpLimits,
+    shutdown: CancellationToken,
+) {
+    let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let graceful = GracefulShutdown::new();
+    let mut http = http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout);
+    loop {
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => match slot {
+                Ok(slot) => slot,
+                Err(_) => break,
+            },
+            _ = shutdown.cancelled() => break,
+        };
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    // Out of file descriptors and the like: pause rather than spin.
+                    tracing::warn!(error = %e, "accepting a connection failed");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+            _ = shutdown.cancelled() => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let service = app
+            .clone()
+            .map_request(move |mut req: Request<hyper::body::Incoming>| {
+                req.extensions_mut().insert(ConnectInfo(peer));
+                req
+            });
+        let connection = graceful
+            .watch(http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service)));
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!(error = %e, "connection ended with an error");
+            }
+            drop(slot);
+        });
+    }
+    drop(listener);
+    tokio::select! {
+        _ = graceful.shutdown() => {}
+        _ = tokio::time::sleep(DRAIN_LIMIT) => {
+            tracing::warn!("stopping with requests still in flight after the drain limit")
+        }
+    }
 }
 
 /// Binds `BIND_ADDR` and serves until `shutdown` fires.

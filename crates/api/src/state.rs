@@ -1,5 +1,6 @@
 //! Shared state of the handlers.
 
+use crate::public::rate_limit::PublicLimiter;
 use bandmap_config::Config;
 use bandmap_time::{Clock, SystemClock};
 use sqlx::PgPool;
@@ -8,8 +9,15 @@ use std::sync::Arc;
 /// State handed to every handler.
 #[derive(Clone, Debug)]
 pub struct AppState {
-    /// Database pool.
+    /// Database pool of the admin API, authentication, probes and the server's background
+    /// tasks.
     pub pool: PgPool,
+    /// Database pool of the public endpoints that query the database (band card, search,
+    /// country counts): its own connection budget and a short `statement_timeout`, so a
+    /// flood of public requests cannot take the connections the admin API, the login and
+    /// the probes need (issue 18). The same pool as [`AppState::pool`] unless
+    /// [`AppState::with_public_pool`] sets one.
+    pub public_pool: PgPool,
     /// The configuration read at start.
     pub config: Arc<Config>,
     /// Time source.
@@ -23,19 +31,35 @@ pub struct AppState {
     /// The in-memory login gate (lockout front, password-check slots); its refused
     /// attempts are written by [`crate::auth::lockout::start_flusher`].
     pub login_gate: Arc<crate::auth::gate::LoginGate>,
+    /// Per-client rate limit of the public endpoints that touch the database.
+    pub public_limiter: Arc<PublicLimiter>,
+    /// Shared answers of short search texts.
+    pub short_answers: Arc<crate::public::search::ShortAnswers>,
 }
 
 impl AppState {
-    /// State with the system clock.
+    /// State with the system clock; one pool for every path.
     pub fn new(pool: PgPool, config: Config) -> Self {
+        crate::jwt_crypto::install();
         let gate = crate::auth::gate::LoginGate::new(config.server.login_concurrency);
+        let public_limiter = Arc::new(PublicLimiter::new(config.limits.public_rate));
         Self {
             login_gate: Arc::new(gate),
+            public_pool: pool.clone(),
             pool,
             config: Arc::new(config),
             clock: Arc::new(SystemClock),
             map: Arc::new(bandmap_index::map::MapIndex::new()),
             band_search: Arc::new(bandmap_index::band_search::BandSearch::new()),
+            public_limiter,
+            short_answers: Arc::default(),
         }
+    }
+
+    /// The public endpoints use `public` instead of the admin pool.
+    #[must_use]
+    pub fn with_public_pool(mut self, public: PgPool) -> Self {
+        self.public_pool = public;
+        self
     }
 }

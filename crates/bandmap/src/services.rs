@@ -3,13 +3,18 @@
 use crate::cli::Command;
 use crate::supervisor::{ServiceFactory, supervise};
 use anyhow::Context;
-use bandmap_config::Config;
+use bandmap_config::{Config, PoolBudget};
 use bandmap_db::PgPool;
 use bandmap_db::connect::{PoolSize, RetryPolicy, connect};
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio_util::sync::CancellationToken;
+
+/// Longest wait of a public request for a database connection before it is answered 503
+/// (the public pool is small on purpose; waiting longer only piles requests up).
+const PUBLIC_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Runs the chosen command.
 pub async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
@@ -20,7 +25,7 @@ pub async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
     tokio::spawn(wait_for_signal(trigger));
     match command {
         Command::Migrate => {
-            let pool = open(&config, 2).await?;
+            let pool = open(&config, small_budget(), None).await?;
             let report = bandmap_db::migrate::run(&pool).await?;
             println!(
                 "migrations: {} applied, {} already applied",
@@ -30,9 +35,14 @@ pub async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Serve => {
-            let pool = open_and_migrate(&config).await?;
-            metrics(&config, &pool, &shutdown).await?;
-            serve(pool, config, shutdown).await
+            migrate_first(&config).await?;
+            if config.metrics_addr.is_some() {
+                // The scrape-time database gauges get a pool of their own, apart from the
+                // admin and public pools of the server.
+                let pool = open(&config, small_budget(), None).await?;
+                metrics(&config, &pool, &shutdown).await?;
+            }
+            serve(config, shutdown).await
         }
         Command::All => {
             let pool = open_and_migrate(&config).await?;
@@ -69,10 +79,26 @@ async fn import(config: &Config, file: &std::path::Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn open(config: &Config, max_connections: u32) -> anyhow::Result<PgPool> {
+/// Two connections, no statement timeout: migrations and one-shot commands.
+fn small_budget() -> PoolBudget {
+    PoolBudget {
+        max_connections: 2,
+        statement_timeout: None,
+    }
+}
+
+async fn open(
+    config: &Config,
+    budget: PoolBudget,
+    acquire_timeout: Option<Duration>,
+) -> anyhow::Result<PgPool> {
     connect(
         &config.database_url,
-        PoolSize { max_connections },
+        PoolSize {
+            max_connections: budget.max_connections,
+            statement_timeout: budget.statement_timeout,
+            acquire_timeout,
+        },
         RetryPolicy::default(),
     )
     .await
@@ -80,8 +106,19 @@ async fn open(config: &Config, max_connections: u32) -> anyhow::Result<PgPool> {
 }
 
 /// Rule 25: every start applies migrations (under the advisory lock) before serving.
+async fn migrate_first(config: &Config) -> anyhow::Result<()> {
+    let pool = open(config, small_budget(), None).await?;
+    bandmap_db::migrate::run(&pool)
+        .await
+        .context("applying migrations")?;
+    pool.close().await;
+    Ok(())
+}
+
+/// Migrations, then the pool of the background workers (`DB_POOL_WORKER_MAX`, no
+/// statement timeout).
 async fn open_and_migrate(config: &Config) -> anyhow::Result<PgPool> {
-    let pool = open(config, 20).await?;
+    let pool = open(config, config.limits.pools.worker, None).await?;
     bandmap_db::migrate::run(&pool)
         .await
         .context("applying migrations")?;
@@ -180,7 +217,14 @@ fn geocoding_services(
     vec![("geocoder", geocoder), ("llm", llm)]
 }
 
-async fn serve(pool: PgPool, config: Config, shutdown: CancellationToken) -> anyhow::Result<()> {
+/// `serve` with its own pools (issue 18): the admin pool (admin API, login, probes,
+/// background tasks) and the public pool (card, search, country counts), each with its
+/// budget and statement timeout, apart from the workers' pool under `bandmap all`, so no
+/// path can take the connections of another.
+async fn serve(config: Config, shutdown: CancellationToken) -> anyhow::Result<()> {
+    let pools = config.limits.pools;
+    let pool = open(&config, pools.admin, None).await?;
+    let public = open(&config, pools.public, Some(PUBLIC_ACQUIRE_TIMEOUT)).await?;
     for why in &config.admin.unusable {
         tracing::warn!("{why}: ignored, admin login is impossible until it is fixed");
     }
@@ -197,7 +241,7 @@ async fn serve(pool: PgPool, config: Config, shutdown: CancellationToken) -> any
             )
         }
     }
-    let state = bandmap_api::AppState::new(pool, config);
+    let state = bandmap_api::AppState::new(pool, config).with_public_pool(public);
     bandmap_api::serve(state, shutdown).await?;
     Ok(())
 }
@@ -211,8 +255,8 @@ async fn run_all(
     let mut services: Vec<(&'static str, ServiceFactory)> = vec![(
         "serve",
         Box::new({
-            let (pool, config, shutdown) = (pool.clone(), config.clone(), shutdown.clone());
-            move || serve(pool.clone(), (*config).clone(), shutdown.clone()).boxed()
+            let (config, shutdown) = (config.clone(), shutdown.clone());
+            move || serve((*config).clone(), shutdown.clone()).boxed()
         }),
     )];
     for (name, run) in background_services() {

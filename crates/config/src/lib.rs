@@ -4,12 +4,14 @@
 //! Services receive the parts they need as plain values; there is no global settings object.
 
 mod error;
+mod limits;
 mod llm;
 mod parse;
 mod sections;
 mod vars;
 
 pub use error::ConfigError;
+pub use limits::{HttpLimits, LimitsConfig, PoolBudget, PoolsConfig, RateConfig, RetentionConfig};
 pub use llm::{LlmTuning, ModelTuning};
 pub use sections::*;
 pub use vars::{DEFAULT_TILE_URL, VARIABLES, Variable};

@@ -30,6 +30,8 @@ pub struct Config {
     pub llm: LlmConfig,
     /// Admin authentication.
     pub admin: AdminConfig,
+    /// Pools, rate limits, server limits and retention (issue 18).
+    pub limits: crate::LimitsConfig,
     /// Period of heartbeat rows.
     pub heartbeat_interval: Duration,
     /// Log filter.
@@ -228,6 +230,7 @@ impl Config {
                 tuning: crate::llm::tuning(&r)?,
             },
             admin: admin(&r)?,
+            limits: crate::limits::limits(&r)?,
             heartbeat_interval: {
                 let secs: u64 = r.number(
                     "HEARTBEAT_INTERVAL_SECS",

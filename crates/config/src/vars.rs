@@ -252,4 +252,64 @@ pub const VARIABLES: &[Variable] = &[
         "60",
         "largest single LLM backoff or rate-limit wait",
     ),
+    var(
+        "DB_POOL_PUBLIC_MAX",
+        "4",
+        "database connections of the public API (card, search)",
+    ),
+    var(
+        "DB_PUBLIC_STATEMENT_TIMEOUT_MS",
+        "2000",
+        "statement_timeout of the public API's queries (0: none)",
+    ),
+    var(
+        "DB_POOL_ADMIN_MAX",
+        "8",
+        "database connections of the admin API, login, probes and serve's tasks",
+    ),
+    var(
+        "DB_ADMIN_STATEMENT_TIMEOUT_MS",
+        "25000",
+        "statement_timeout of the admin pool's queries (0: none)",
+    ),
+    var(
+        "DB_POOL_WORKER_MAX",
+        "10",
+        "database connections of the background workers (no statement timeout)",
+    ),
+    var(
+        "PUBLIC_RATE_PER_SEC",
+        "10",
+        "requests per second per client address on /api/search and /api/bands/{id}",
+    ),
+    var(
+        "PUBLIC_RATE_BURST",
+        "40",
+        "burst allowed per client address before PUBLIC_RATE_PER_SEC applies",
+    ),
+    var(
+        "HTTP_MAX_CONNECTIONS",
+        "512",
+        "simultaneous client connections of serve",
+    ),
+    var(
+        "HTTP_HEADER_TIMEOUT_SECS",
+        "10",
+        "time a client has to send request headers (and idle keep-alive limit)",
+    ),
+    var(
+        "RETENTION_LOGIN_ATTEMPTS_DAYS",
+        "30",
+        "admin_login_attempts rows older than this are pruned daily",
+    ),
+    var(
+        "RETENTION_CRAWL_LOG_DAYS",
+        "90",
+        "crawl_log rows older than this are pruned daily",
+    ),
+    var(
+        "RETENTION_AUDIT_LOG_DAYS",
+        "365",
+        "admin_audit_log rows older than this are pruned daily",
+    ),
 ];

@@ -5,7 +5,8 @@ use crate::{DbError, Result};
 use bandmap_time::Backoff;
 use secrecy::{ExposeSecret, SecretString};
 use sqlx::PgPool;
-use sqlx::postgres::PgPoolOptions;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use std::str::FromStr;
 use std::time::Duration;
 
 /// How connection attempts are spaced.
@@ -39,30 +40,52 @@ impl RetryPolicy {
     }
 }
 
-/// Pool size and connection timeout of a service.
+/// Budget of one pool: its connections, how long a caller waits for one, and the
+/// `statement_timeout` of its sessions (issue 18: pools that cannot starve each other; an
+/// interactive query that runs past its limit is cancelled by the server, so a request that
+/// gave up leaves no query running).
 #[derive(Debug, Clone, Copy)]
 pub struct PoolSize {
     /// Maximum open connections.
     pub max_connections: u32,
+    /// `statement_timeout` set on every connection of the pool (`None`: no limit).
+    pub statement_timeout: Option<Duration>,
+    /// Longest wait for a free connection, also each attempt's wait for its first
+    /// connection (`None`: the retry policy's attempt timeout).
+    pub acquire_timeout: Option<Duration>,
 }
 
 impl Default for PoolSize {
     fn default() -> Self {
         Self {
             max_connections: 10,
+            statement_timeout: None,
+            acquire_timeout: None,
         }
     }
 }
 
+/// The connection options of `url` with the pool's session settings.
+fn options(url: &SecretString, size: PoolSize) -> Result<PgConnectOptions> {
+    let options = PgConnectOptions::from_str(url.expose_secret())?;
+    Ok(match size.statement_timeout {
+        // Sent in the startup packet: no extra round trip, and it holds for every statement
+        // of the session, including those of a transaction.
+        Some(t) => options.options([("statement_timeout", format!("{}ms", t.as_millis().max(1)))]),
+        None => options,
+    })
+}
+
 /// Opens a pool, retrying per `policy`; each attempt builds a new pool.
 pub async fn connect(url: &SecretString, size: PoolSize, policy: RetryPolicy) -> Result<PgPool> {
+    let options = options(url, size)?;
     let mut attempt = 0;
     loop {
         attempt += 1;
         let result = PgPoolOptions::new()
             .max_connections(size.max_connections)
-            .acquire_timeout(policy.attempt_timeout)
-            .connect(url.expose_secret())
+            .acquire_timeout(size.acquire_timeout.unwrap_or(policy.attempt_timeout))
+            .connect_with(options.clone())
             .await;
         match result {
             Ok(pool) => return Ok(pool),

@@ -19,6 +19,7 @@ pub mod map_points;
 pub mod migrate;
 pub mod monitoring;
 pub mod provider_pacing;
+pub mod retention;
 pub mod run_owner;
 pub mod runs;
 pub mod triggers;

@@ -45,6 +45,7 @@ pub const MIGRATIONS: &[Migration] = migrations![
     "018_band_search.sql",
     "019_h1_provider_pacing.sql",
     "020_login_flood_sessions.sql",
+    "021_lease_tokens_and_retention.sql",
 ];
 
 /// Key of the advisory lock held while migrating ("bandmap" in ASCII).

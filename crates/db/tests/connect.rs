@@ -45,3 +45,42 @@ async fn a_reachable_database_connects_first_time() {
         .unwrap();
     assert_eq!(one, 1);
 }
+
+#[tokio::test]
+async fn a_pool_with_a_statement_timeout_cancels_long_queries_on_the_server() {
+    let db = bandmap_test_support::TestDb::new().await;
+    let size = PoolSize {
+        max_connections: 1,
+        statement_timeout: Some(Duration::from_millis(200)),
+        acquire_timeout: None,
+    };
+    let pool = connect(&db.secret_url(), size, RetryPolicy::default())
+        .await
+        .unwrap();
+    let setting: String = sqlx::query_scalar("SHOW statement_timeout")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(setting, "200ms");
+    let err = sqlx::query("SELECT pg_sleep(30)")
+        .execute(&pool)
+        .await
+        .unwrap_err();
+    let code = err.as_database_error().and_then(|d| d.code());
+    assert_eq!(code.as_deref(), Some("57014"), "{err}");
+    // The server cancelled it: nothing is left running.
+    let running: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM pg_stat_activity
+         WHERE state = 'active' AND query LIKE 'SELECT pg_sleep(30)%'",
+    )
+    .fetch_one(&db.pool)
+    .await
+    .unwrap();
+    assert_eq!(running, 0);
+    // Without a budget's timeout, the server default (none) stays.
+    let plain: String = sqlx::query_scalar("SHOW statement_timeout")
+        .fetch_one(&db.pool)
+        .await
+        .unwrap();
+    assert_eq!(plain, "0");
+}

@@ -83,6 +83,7 @@ struct Snapshot {
     provider: Option<String>,
     error: Option<String>,
     claimed_at: Option<chrono::DateTime<chrono::Utc>>,
+    llm_lease: Option<i64>,
     next_attempt_at: chrono::DateTime<chrono::Utc>,
     location_raw: String,
     city: Option<String>,
@@ -105,7 +106,7 @@ impl Snapshot {
 async fn snapshot(pool: &PgPool, id: i64) -> Snapshot {
     sqlx::query_as(
         "SELECT geocode_status, step_order, parsed_step, attempts, lat, lon, provider, error,
-                claimed_at, next_attempt_at, location_raw, city, regions, country_code
+                claimed_at, llm_lease, next_attempt_at, location_raw, city, regions, country_code
          FROM band_locations WHERE id = $1",
     )
     .bind(id)
@@ -193,9 +194,17 @@ fn expect(op: Op, before: &Snapshot, w: &Walk) -> Expect {
         Some(_) if claim_live => Expect::Applied(to),
         Some(_) => Expect::Refused,
     };
+    // A lease applies once, while the row still carries its token (a later claim, any exit
+    // or an admin's action ends it).
     let leased = |to: S| match w.lease {
         None => Expect::Skip,
-        Some(_) if s == S::LlmNeeded && before.step_order != MANUAL_STEP => Expect::Applied(to),
+        Some(l)
+            if s == S::LlmNeeded
+                && before.step_order != MANUAL_STEP
+                && before.llm_lease == Some(l.token()) =>
+        {
+            Expect::Applied(to)
+        }
         Some(_) => Expect::Refused,
     };
     match op {
@@ -215,7 +224,9 @@ fn expect(op: Op, before: &Snapshot, w: &Walk) -> Expect {
         }
         Op::GeoError => geo(S::Error),
         Op::GeoWait | Op::GeoRelease => geo(S::Pending),
+        // A stuck row counts an attempt; the last one ends in `error`.
         Op::RepairStuck => match s {
+            S::Processing if before.attempts + 1 >= MAX_ATTEMPTS => Expect::Applied(S::Error),
             S::Processing => Expect::Applied(S::Pending),
             _ => Expect::Refused,
         },
@@ -366,6 +377,13 @@ async fn check_row(pool: &PgPool, id: i64, s: &Snapshot) -> Result<(), TestCaseE
         s.claimed_at.is_some(),
         "claim token iff processing"
     );
+    if s.llm_lease.is_some() {
+        prop_assert_eq!(
+            s.geocode_status,
+            GeocodeStatus::LlmNeeded,
+            "an LLM lease only on a row of the LLM's queue"
+        );
+    }
     if s.geocode_status.is_located() {
         prop_assert!(
             s.lat.is_some() && s.lon.is_some(),

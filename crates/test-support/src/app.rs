@@ -40,6 +40,10 @@ pub fn test_config(db_url: &str, overrides: &[(&str, &str)]) -> Config {
         ("ADMIN_JWT_SECRET", JWT_SECRET),
         ("BANDMAP_IMPORT_TOKEN", IMPORT_TOKEN),
         ("GEOCODER_PROVIDER", "none"),
+        // Tests fire requests faster than any visitor: the public rate limit has its own
+        // tests (crates/api/tests/limits.rs), which set it low.
+        ("PUBLIC_RATE_PER_SEC", "100000"),
+        ("PUBLIC_RATE_BURST", "100000"),
     ]
     .iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))

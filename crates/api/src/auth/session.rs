@@ -48,6 +48,7 @@ pub fn issue_token(
     generation: i64,
     now: DateTime<Utc>,
 ) -> Result<String, ApiError> {
+    crate::jwt_crypto::install();
     let claims = Claims {
         sub: username.to_string(),
         iat: now.timestamp(),
@@ -64,6 +65,7 @@ pub fn issue_token(
 
 /// Verifies a token: HS256 only, signature, expiry against `now`.
 pub fn verify_token(secret: &[u8], token: &str, now: DateTime<Utc>) -> Result<Claims, ApiError> {
+    crate::jwt_crypto::install();
     let unauthorized = || ApiError::Unauthorized("invalid or expired session".into());
     if !token.is_ascii() || token.len() > 4096 {
         return Err(unauthorized());

@@ -86,7 +86,8 @@ pub struct CardStep {
     responses(
         (status = 200, description = "band card", body = BandCard),
         (status = 400, description = "non-numeric id", body = ErrorBody),
-        (status = 404, description = "unknown band", body = ErrorBody)))]
+        (status = 404, description = "unknown band", body = ErrorBody),
+        (status = 429, description = "too many requests from this client address", body = ErrorBody)))]
 pub async fn band_card(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -94,7 +95,7 @@ pub async fn band_card(
 ) -> Result<Response, ApiError> {
     let mut card: BandCard = sqlx::query_as(CARD_SQL)
         .bind(ma_id)
-        .fetch_optional(&state.pool)
+        .fetch_optional(&state.public_pool)
         .await?
         .ok_or_else(|| ApiError::not_found(format!("no band {ma_id}")))?;
     if card.url.as_deref().is_none_or(str::is_empty) {
@@ -109,7 +110,7 @@ pub async fn band_card(
     card.steps = sqlx::query_as(STEPS_SQL)
         .bind(ma_id)
         .bind(&GeocodeStatus::LOCATED[..])
-        .fetch_all(&state.pool)
+        .fetch_all(&state.public_pool)
         .await?;
     for s in &mut card.steps {
         s.lat = s.lat.filter(|v| v.is_finite());

@@ -6,6 +6,7 @@ pub mod cache;
 pub mod clusters;
 pub mod countries;
 pub mod params;
+pub mod rate_limit;
 pub mod search;
 
 use crate::state::AppState;
@@ -13,20 +14,30 @@ use tokio_util::sync::CancellationToken;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-/// Routes of the public API, mounted at `/api`.
-pub fn router() -> OpenApiRouter<AppState> {
+/// Routes of the public API, mounted at `/api`. The card and the search query the database
+/// per request: they are rate-limited per client ([`rate_limit`]).
+pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .routes(routes!(clusters::clusters))
-        .routes(routes!(countries::countries))
         .routes(routes!(bands::band_card))
         .routes(routes!(search::search))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            rate_limit::limit,
+        ))
+        .routes(routes!(clusters::clusters))
+        .routes(routes!(countries::countries))
         .merge(crate::import::router())
 }
 
-/// Starts the map index refresh task (LISTEN + version poll) for this process, which ends
-/// when `shutdown` fires, and the first load of the admin list's band search.
+/// Starts the map index refresh task (LISTEN + version poll) for this process and the
+/// rate limiter's cleanup, which end when `shutdown` fires, and the first load of the
+/// admin list's band search.
 pub fn start_background(state: &AppState, shutdown: CancellationToken) {
     let map = state.map.clone();
+    tokio::spawn(rate_limit::forget_idle_loop(
+        state.public_limiter.clone(),
+        shutdown.clone(),
+    ));
     tokio::spawn(map.run(state.pool.clone(), shutdown));
     // The admin list's search copy loads beside the map; until it is ready the list runs
     // in SQL.

@@ -1,4 +1,11 @@
 //! `GET /api/search?q=`: up to 20 bands whose name contains `q`, with their primary point.
+//!
+//! Cost under abuse (issue 18): the trigram index serves texts of 3 characters or more; a
+//! text of 1 or 2 characters (the map searches from 2) has no trigram and reads every
+//! name. Such short answers are shared for a minute ([`ShortAnswers`]): one query per
+//! text per minute however many clients ask (concurrent askers wait for the one running),
+//! and there are few short texts. Every query runs on the public pool (its own connection
+//! budget and statement timeout), behind the per-client rate limit.
 
 use super::cache;
 use crate::error::{ApiError, ErrorBody};
@@ -8,6 +15,7 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 use utoipa::{IntoParams, ToSchema};
 
 /// Most results.
@@ -31,8 +39,25 @@ pub struct SearchParams {
     q: Option<String>,
 }
 
+/// Texts shorter than this (in characters) are answered from [`ShortAnswers`].
+pub const SHORT_CHARS: usize = 3;
+
+/// How long a short text's answer is shared.
+pub const SHORT_TTL_SECS: u64 = 60;
+
+/// Shared answers of short texts, keyed by the lowercased text and the minute (an older
+/// minute's entries are never read again and age out of the cache).
+#[derive(Debug)]
+pub struct ShortAnswers(quick_cache::sync::Cache<(String, u64), Arc<Vec<SearchHit>>>);
+
+impl Default for ShortAnswers {
+    fn default() -> Self {
+        ShortAnswers(quick_cache::sync::Cache::new(4096))
+    }
+}
+
 /// One search result.
-#[derive(Debug, Serialize, ToSchema, sqlx::FromRow)]
+#[derive(Debug, Clone, Serialize, ToSchema, sqlx::FromRow)]
 pub struct SearchHit {
     /// Upstream id.
     pub ma_id: i64,
@@ -59,7 +84,8 @@ pub struct SearchResults {
 #[utoipa::path(get, path = "/search", tag = "public", params(SearchParams),
     responses(
         (status = 200, description = "up to 20 bands", body = SearchResults),
-        (status = 400, description = "missing or empty q", body = ErrorBody)))]
+        (status = 400, description = "missing or empty q", body = ErrorBody),
+        (status = 429, description = "too many requests from this client address", body = ErrorBody)))]
 pub async fn search(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -67,14 +93,39 @@ pub async fn search(
 ) -> Result<Response, ApiError> {
     let q = crate::filter_text::search(p.q.as_deref())
         .ok_or_else(|| ApiError::bad_request("q is required (part of a band name)"))?;
-    let pattern = contains_pattern(&q, crate::filter_text::MAX_FILTER_CHARS);
-    let prefix = format!("{}%", crate::extract::like_escape(&q));
-    let items: Vec<SearchHit> = sqlx::query_as(SEARCH_SQL)
+    let items = if q.chars().count() < SHORT_CHARS {
+        let minute = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs() / SHORT_TTL_SECS)
+            .unwrap_or(0);
+        let key = (q.to_lowercase(), minute);
+        match state.short_answers.0.get_value_or_guard_async(&key).await {
+            Ok(hits) => hits,
+            Err(guard) => {
+                let hits = Arc::new(query(&state, &q).await?);
+                let _ = guard.insert(hits.clone());
+                hits
+            }
+        }
+    } else {
+        Arc::new(query(&state, &q).await?)
+    };
+    Ok(cache::json_response(
+        &headers,
+        &SearchResults {
+            items: items.to_vec(),
+        },
+    ))
+}
+
+async fn query(state: &AppState, q: &str) -> Result<Vec<SearchHit>, ApiError> {
+    let pattern = contains_pattern(q, crate::filter_text::MAX_FILTER_CHARS);
+    let prefix = format!("{}%", crate::extract::like_escape(q));
+    Ok(sqlx::query_as(SEARCH_SQL)
         .bind(&pattern)
-        .bind(&q)
+        .bind(q)
         .bind(&prefix)
         .bind(LIMIT)
-        .fetch_all(&state.pool)
-        .await?;
-    Ok(cache::json_response(&headers, &SearchResults { items }))
+        .fetch_all(&state.public_pool)
+        .await?)
 }

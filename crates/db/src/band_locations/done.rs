@@ -52,12 +52,13 @@ impl DoneBy<'_> {
         }
     }
 
-    /// The status the row must still have, and the claim token it must still carry.
-    fn guard(self) -> (Option<GeocodeStatus>, Option<DateTime<Utc>>) {
+    /// The status the row must still have, and the claim token it must still carry (the
+    /// geocoder's `claimed_at`, the LLM worker's `llm_lease`).
+    fn guard(self) -> (Option<GeocodeStatus>, Option<DateTime<Utc>>, Option<i64>) {
         match self {
-            DoneBy::Geocoder(c) => (Some(GeocodeStatus::Processing), Some(c.claimed_at())),
-            DoneBy::Llm(_) => (Some(GeocodeStatus::LlmNeeded), None),
-            DoneBy::Unclaimed(_) => (None, None),
+            DoneBy::Geocoder(c) => (Some(GeocodeStatus::Processing), Some(c.claimed_at()), None),
+            DoneBy::Llm(l) => (Some(GeocodeStatus::LlmNeeded), None, Some(l.token())),
+            DoneBy::Unclaimed(_) => (None, None, None),
         }
     }
 }
@@ -70,17 +71,18 @@ pub async fn mark_done<'c>(
     by: DoneBy<'_>,
     f: &DoneFields,
 ) -> Result<Option<i64>> {
-    let (status, claim) = by.guard();
+    let (status, claim, lease) = by.guard();
     let mut tx = conn.begin().await?;
     let ma_id: Option<i64> = sqlx::query_scalar(
         "UPDATE band_locations SET
              geocode_status = 'done', lat = $4, lon = $5, provider = $6, confidence = $7,
              geocode_granularity = $8, query = $9, error = NULL, claimed_at = NULL,
-             wait_count = 0
+             wait_count = 0, llm_lease = NULL
          FROM (SELECT set_config('synchronous_commit', 'off', true)) AS relaxed
          WHERE id = $1 AND step_order <> -1
            AND ($2::text IS NULL OR geocode_status = $2)
            AND ($3::timestamptz IS NULL OR claimed_at = $3)
+           AND ($10::bigint IS NULL OR llm_lease = $10)
          RETURNING ma_id",
     )
     .bind(by.id())
@@ -92,6 +94,7 @@ pub async fn mark_done<'c>(
     .bind(f.confidence)
     .bind(&f.granularity)
     .bind(&f.query)
+    .bind(lease)
     .fetch_optional(&mut *tx)
     .await?;
     if let Some(ma_id) = ma_id {

@@ -41,6 +41,7 @@ pub async fn record_failure(
     Ok(sqlx::query_as(
         "UPDATE band_locations SET
              attempts = attempts + 1, error = $3, claimed_at = NULL, wait_count = 0,
+             llm_lease = NULL,
              geocode_status = CASE WHEN $4 OR attempts + 1 >= $5 THEN $6 ELSE $7 END,
              next_attempt_at = CASE WHEN $4 OR attempts + 1 >= $5 THEN now()
                                     ELSE now() + LEAST(make_interval(secs => $8) * power(2, LEAST(attempts, 30)),

@@ -7,9 +7,13 @@
 //! with `FOR UPDATE SKIP LOCKED` and its `next_attempt_at` pushed [`LEASE`] ahead, in one
 //! statement; no transaction stays open during the API call, the row keeps its status (the
 //! geocoder's self-repair of `processing` rows never touches it), and a worker that dies
-//! mid-call simply lets the lease expire. Every exit only applies while the row is still
-//! `llm_needed` (an admin may have reset or corrected it meanwhile); otherwise it is
-//! refused (`false`) and the row is left as it is.
+//! mid-call simply lets the lease expire. Each claim draws a new token
+//! (`band_locations.llm_lease`, from a sequence) that its [`LlmLease`] carries. Every exit
+//! only applies while the row is still `llm_needed` (an admin may have reset or corrected
+//! it meanwhile) *and* still carries that token (a worker whose lease expired while its
+//! call ran, and whose row another worker re-claimed, must not write over the second
+//! worker's result); otherwise it is refused (`false`) and the row is left as it is. Every
+//! exit clears the token: a lease is good for one exit.
 
 use super::status::GeocodeStatus;
 use crate::Result;
@@ -28,6 +32,7 @@ pub const RETRY_BACKOFF: Backoff =
 #[derive(Debug, Clone, Copy, PartialEq, Eq, sqlx::FromRow)]
 pub struct LlmLease {
     id: i64,
+    llm_lease: i64,
 }
 
 impl LlmLease {
@@ -35,6 +40,12 @@ impl LlmLease {
     #[must_use]
     pub fn id(&self) -> i64 {
         self.id
+    }
+
+    /// The claim token the row must still carry for an exit to apply.
+    #[must_use]
+    pub fn token(&self) -> i64 {
+        self.llm_lease
     }
 }
 
@@ -87,10 +98,11 @@ pub async fn claim(conn: impl sqlx::PgExecutor<'_>) -> Result<Option<LlmClaimed>
              FOR UPDATE SKIP LOCKED
          )
          UPDATE band_locations bl
-         SET next_attempt_at = now() + make_interval(secs => $1)
+         SET next_attempt_at = now() + make_interval(secs => $1),
+             llm_lease = nextval('band_locations_llm_lease_seq')
          FROM due, bands b
          WHERE bl.id = due.id AND b.ma_id = bl.ma_id
-         RETURNING bl.id, bl.ma_id, b.name AS band_name, b.location_text, bl.location_raw,
+         RETURNING bl.id, bl.llm_lease, bl.ma_id, b.name AS band_name, b.location_text, bl.location_raw,
                    bl.country, bl.country_code, bl.geocode_query, bl.geocode_error,
                    bl.attempts",
     )
@@ -127,13 +139,14 @@ async fn leave(
 ) -> Result<bool> {
     let done = sqlx::query(
         "UPDATE band_locations SET geocode_status = $2, error = $3,
-             query = COALESCE($4, query), claimed_at = NULL
-         WHERE id = $1 AND geocode_status = 'llm_needed'",
+             query = COALESCE($4, query), claimed_at = NULL, llm_lease = NULL
+         WHERE id = $1 AND geocode_status = 'llm_needed' AND llm_lease = $5",
     )
     .bind(lease.id())
     .bind(to)
     .bind(error)
     .bind(query)
+    .bind(lease.token())
     .execute(conn)
     .await?;
     Ok(done.rows_affected() == 1)
@@ -147,16 +160,17 @@ pub async fn mark_retry(
     error: &str,
 ) -> Result<bool> {
     let done = sqlx::query(
-        "UPDATE band_locations SET error = $2, attempts = attempts + 1,
+        "UPDATE band_locations SET error = $2, attempts = attempts + 1, llm_lease = NULL,
              next_attempt_at = now() + LEAST(
                  make_interval(secs => $3) * power(2, LEAST(GREATEST(attempts, 0), 20)),
                  make_interval(secs => $4))
-         WHERE id = $1 AND geocode_status = 'llm_needed'",
+         WHERE id = $1 AND geocode_status = 'llm_needed' AND llm_lease = $5",
     )
     .bind(lease.id())
     .bind(error)
     .bind(RETRY_BACKOFF.first.as_secs_f64())
     .bind(RETRY_BACKOFF.max.as_secs_f64())
+    .bind(lease.token())
     .execute(conn)
     .await?;
     Ok(done.rows_affected() == 1)
@@ -172,12 +186,14 @@ pub async fn postpone(
     error: &str,
 ) -> Result<bool> {
     let done = sqlx::query(
-        "UPDATE band_locations SET error = $2, next_attempt_at = now() + make_interval(secs => $3)
-         WHERE id = $1 AND geocode_status = 'llm_needed'",
+        "UPDATE band_locations SET error = $2, llm_lease = NULL,
+             next_attempt_at = now() + make_interval(secs => $3)
+         WHERE id = $1 AND geocode_status = 'llm_needed' AND llm_lease = $4",
     )
     .bind(lease.id())
     .bind(error)
     .bind(wait.as_secs_f64())
+    .bind(lease.token())
     .execute(conn)
     .await?;
     Ok(done.rows_affected() == 1)

@@ -20,7 +20,7 @@ pub async fn set_manual_point(
     let ma_id: Option<i64> = sqlx::query_scalar(
         "UPDATE band_locations SET lat = $2, lon = $3, geocode_status = 'done', step_order = $4,
              provider = 'manual', confidence = 1.0, geocode_granularity = 'manual',
-             error = NULL, claimed_at = NULL
+             error = NULL, claimed_at = NULL, llm_lease = NULL
          WHERE id = $1 RETURNING ma_id",
     )
     .bind(id)

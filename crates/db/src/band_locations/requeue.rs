@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 pub async fn requeue_one(conn: &mut PgConnection, id: i64) -> Result<bool> {
     let ma_id: Option<i64> = sqlx::query_scalar(
         "UPDATE band_locations SET geocode_status = 'pending', attempts = 0, error = NULL,
-             next_attempt_at = now(), claimed_at = NULL, step_order = parsed_step
+             next_attempt_at = now(), claimed_at = NULL, llm_lease = NULL, step_order = parsed_step
          WHERE id = $1 RETURNING ma_id",
     )
     .bind(id)
@@ -83,7 +83,7 @@ pub async fn bulk_requeue(conn: &mut PgConnection, action: Bulk) -> Result<BTree
              FROM band_locations WHERE geocode_status = ANY($1) ORDER BY id FOR UPDATE
          )
          UPDATE band_locations l SET geocode_status = 'pending', attempts = 0, error = NULL,
-             next_attempt_at = now(), claimed_at = NULL, step_order = l.parsed_step,
+             next_attempt_at = now(), claimed_at = NULL, llm_lease = NULL, step_order = l.parsed_step,
              lat = CASE WHEN $2 THEN NULL ELSE l.lat END,
              lon = CASE WHEN $2 THEN NULL ELSE l.lon END,
              provider = CASE WHEN $2 THEN NULL ELSE l.provider END,

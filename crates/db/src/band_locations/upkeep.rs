@@ -6,16 +6,28 @@ use crate::Result;
 use chrono::{DateTime, Utc};
 use std::time::Duration;
 
-/// Self-repair: rows `processing` for longer than `older_than` (their worker died) go back
-/// to `pending`, due now, attempts unchanged. Returns how many.
+/// `error` of a row whose worker stopped while processing it (self-repair).
+pub const STUCK_ERROR: &str = "the geocoder stopped while processing this row";
+
+/// Self-repair: rows `processing` for longer than `older_than` (their worker died) count a
+/// failed attempt — a row that crashes the worker must not be re-claimed forever (issue
+/// 18) — and go back to `pending`, due now; one whose attempts reach
+/// [`super::exits::MAX_ATTEMPTS`] goes to `error` instead (an admin re-queues it after a
+/// fix; not to the LLM worker, which shares the process under `bandmap all`). `error`
+/// says why. Returns how many rows were repaired.
 pub async fn repair_stuck(conn: impl sqlx::PgExecutor<'_>, older_than: Duration) -> Result<u64> {
     Ok(sqlx::query(
-        "UPDATE band_locations SET geocode_status = 'pending', claimed_at = NULL,
-             next_attempt_at = now()
+        "UPDATE band_locations SET claimed_at = NULL, next_attempt_at = now(),
+             attempts = attempts + 1, error = $2, wait_count = 0,
+             geocode_status = CASE WHEN attempts + 1 >= $3 THEN $4 ELSE $5 END
          WHERE geocode_status = 'processing'
            AND (claimed_at IS NULL OR claimed_at < now() - make_interval(secs => $1))",
     )
     .bind(older_than.as_secs_f64())
+    .bind(STUCK_ERROR)
+    .bind(super::exits::MAX_ATTEMPTS)
+    .bind(super::status::GeocodeStatus::Error)
+    .bind(super::status::GeocodeStatus::Pending)
     .execute(conn)
     .await?
     .rows_affected())

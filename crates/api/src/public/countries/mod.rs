@@ -98,7 +98,7 @@ pub async fn countries(
     Query(p): Query<CountriesParams>,
 ) -> Result<Response, ApiError> {
     let filter = p.parse()?;
-    let counts = country_counts::count_by_country(&state.pool, &filter).await?;
+    let counts = country_counts::count_by_country(&state.public_pool, &filter).await?;
     let pops = populations::for_gazetteer(&state.config.geocoder.gazetteer_path).await;
     let items = counts.into_iter().map(|c| density(c, &pops)).collect();
     Ok(cache::json_response(&headers, &Countries { items }))

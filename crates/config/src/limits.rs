@@ -1,0 +1,140 @@
+//! Limits that keep the service up under abuse (issue 18): connection budgets and statement
+//! timeouts of the database pools, the public endpoints' rate limit, the HTTP server's
+//! limits, and how long log-like tables keep their rows. Every value has a documented
+//! default (docs/configuration.md) and a bad value names its variable.
+
+use crate::ConfigError;
+use crate::parse::Reader;
+use std::time::Duration;
+
+/// All of them.
+#[derive(Debug, Clone)]
+pub struct LimitsConfig {
+    /// Database pools of `serve` and of the workers.
+    pub pools: PoolsConfig,
+    /// Rate limit of the public endpoints that touch the database.
+    pub public_rate: RateConfig,
+    /// HTTP server limits.
+    pub http: HttpLimits,
+    /// Retention of log-like tables.
+    pub retention: RetentionConfig,
+}
+
+/// One pool's budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolBudget {
+    /// Most open connections.
+    pub max_connections: u32,
+    /// `statement_timeout` of its sessions (`None`: the server's default, no limit).
+    pub statement_timeout: Option<Duration>,
+}
+
+/// The pools: `serve` has a public one (map card, search) and an admin one (admin API,
+/// login, probes, the map index refresh, retention); the workers have their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolsConfig {
+    /// Public endpoints.
+    pub public: PoolBudget,
+    /// Admin API, authentication, probes and `serve`'s background tasks.
+    pub admin: PoolBudget,
+    /// Background workers (crawler, geocoder, enqueue, LLM): no statement timeout.
+    pub worker: PoolBudget,
+}
+
+/// A token bucket per client address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateConfig {
+    /// Sustained requests per second per client address.
+    pub per_second: u32,
+    /// Requests a client may make at once before the sustained rate applies.
+    pub burst: u32,
+}
+
+/// HTTP server limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HttpLimits {
+    /// Most simultaneous client connections; more wait in the listen backlog.
+    pub max_connections: usize,
+    /// Longest time a client may take to send a request's headers (also how long an idle
+    /// keep-alive connection stays open).
+    pub header_read_timeout: Duration,
+}
+
+/// How long rows are kept before the daily prune deletes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetentionConfig {
+    /// `admin_login_attempts`.
+    pub login_attempts: Duration,
+    /// `crawl_log`.
+    pub crawl_log: Duration,
+    /// `admin_audit_log`.
+    pub audit_log: Duration,
+}
+
+const DAY: u64 = 24 * 3600;
+
+fn at_least_one<T: std::str::FromStr + PartialOrd + From<u8> + ToString>(
+    r: &Reader<'_>,
+    var: &'static str,
+    default: T,
+    what: &str,
+) -> Result<T, ConfigError> {
+    let v: T = r.number(var, default, what)?;
+    if v < T::from(1) {
+        return Err(r.fail(var, &v.to_string(), what));
+    }
+    Ok(v)
+}
+
+fn timeout_ms(
+    r: &Reader<'_>,
+    var: &'static str,
+    default: u64,
+) -> Result<Option<Duration>, ConfigError> {
+    let ms: u64 = r.number(var, default, "a whole number of milliseconds (0: no limit)")?;
+    Ok((ms > 0).then(|| Duration::from_millis(ms)))
+}
+
+fn days(r: &Reader<'_>, var: &'static str, default: u64) -> Result<Duration, ConfigError> {
+    let d: u64 = at_least_one(r, var, default, "a whole number of days (at least 1)")?;
+    Ok(Duration::from_secs(d.saturating_mul(DAY)))
+}
+
+/// Reads the limits.
+pub(crate) fn limits(r: &Reader<'_>) -> Result<LimitsConfig, ConfigError> {
+    let count = "a whole number (at least 1)";
+    Ok(LimitsConfig {
+        pools: PoolsConfig {
+            public: PoolBudget {
+                max_connections: at_least_one(r, "DB_POOL_PUBLIC_MAX", 4, count)?,
+                statement_timeout: timeout_ms(r, "DB_PUBLIC_STATEMENT_TIMEOUT_MS", 2000)?,
+            },
+            admin: PoolBudget {
+                max_connections: at_least_one(r, "DB_POOL_ADMIN_MAX", 8, count)?,
+                statement_timeout: timeout_ms(r, "DB_ADMIN_STATEMENT_TIMEOUT_MS", 25_000)?,
+            },
+            worker: PoolBudget {
+                max_connections: at_least_one(r, "DB_POOL_WORKER_MAX", 10, count)?,
+                statement_timeout: None,
+            },
+        },
+        public_rate: RateConfig {
+            per_second: at_least_one(r, "PUBLIC_RATE_PER_SEC", 10, count)?,
+            burst: at_least_one(r, "PUBLIC_RATE_BURST", 40, count)?,
+        },
+        http: HttpLimits {
+            max_connections: at_least_one(r, "HTTP_MAX_CONNECTIONS", 512, count)?,
+            header_read_timeout: Duration::from_secs(at_least_one(
+                r,
+                "HTTP_HEADER_TIMEOUT_SECS",
+                10,
+                "a whole number of seconds (at least 1)",
+            )?),
+        },
+        retention: RetentionConfig {
+            login_attempts: days(r, "RETENTION_LOGIN_ATTEMPTS_DAYS", 30)?,
+            crawl_log: days(r, "RETENTION_CRAWL_LOG_DAYS", 90)?,
+            audit_log: days(r, "RETENTION_AUDIT_LOG_DAYS", 365)?,
+        },
+    })
+}
