@@ -2,6 +2,7 @@
 //! columns with interned strings, the precomputed unfiltered cluster levels and the cache
 //! of filter indexes. Immutable once built; a refresh builds a new one.
 
+use crate::map::family::{Family, MixIndex};
 use crate::map::filter::FilterCache;
 use crate::map::grid;
 use crate::map::groups::Groups;
@@ -44,6 +45,8 @@ pub struct Bands {
     pub status: Vec<u32>,
     /// Formation year.
     pub formed_year: Vec<Option<i32>>,
+    /// Genre family (`Family as u8`, derived from the genre text).
+    pub family: Vec<u8>,
 }
 
 impl Bands {
@@ -72,6 +75,7 @@ impl Bands {
             country_code: permute(&self.country_code, &order),
             status: permute(&self.status, &order),
             formed_year: permute(&self.formed_year, &order),
+            family: permute(&self.family, &order),
         }
     }
 }
@@ -128,6 +132,8 @@ pub struct Snapshot {
     pub filters: FilterCache,
     /// GeoJSON answers of recent queries.
     pub bodies: crate::map::bodies::BodyCache,
+    /// Family of each point (its band's) and family counts over point ranges.
+    pub mix: MixIndex,
 }
 
 impl Snapshot {
@@ -137,6 +143,7 @@ impl Snapshot {
         let mut texts = TextArena::default();
         let mut bands = Bands::default();
         let mut band_of: std::collections::HashMap<i64, u32> = Default::default();
+        let mut family_of = FamilyOfGenre::default();
         let mut keyed: Vec<(u64, i64, usize)> = rows
             .iter()
             .enumerate()
@@ -165,6 +172,9 @@ impl Snapshot {
                     .push(strings.intern_opt(r.country_code.as_deref()));
                 bands.status.push(strings.intern_opt(r.status.as_deref()));
                 bands.formed_year.push(r.formed_year);
+                bands
+                    .family
+                    .push(family_of.of(&mut strings, r.genre.as_deref()));
                 idx
             });
             points.lon.push(r.lon);
@@ -188,6 +198,13 @@ impl Snapshot {
             strings.len(),
             bands.genre.iter().enumerate().map(|(j, &g)| (g, j as u32)),
         );
+        let mix = MixIndex::build(
+            points
+                .band
+                .iter()
+                .map(|&b| bands.family[b as usize])
+                .collect(),
+        );
         let all = levels::Selection::All(points.lon.len());
         let levels = (0..=levels::PRE_LEVEL)
             .map(|g| levels::build_level(&points, all, g))
@@ -205,6 +222,7 @@ impl Snapshot {
             levels,
             filters: FilterCache::new(crate::map::filter::CACHE_CAPACITY),
             bodies: Default::default(),
+            mix,
         }
     }
 
@@ -232,7 +250,7 @@ impl Snapshot {
     pub fn approx_bytes(&self) -> usize {
         let p = &self.points;
         let per_point = 8 + 8 + 8 + 4 + 8 + 4 + 4 + 4;
-        let per_band = 8 + 4 * 5 + 8;
+        let per_band = 8 + 4 * 5 + 8 + 1;
         let cells: usize = self.levels.iter().map(|l| l.cells.len()).sum();
         p.lon.len() * per_point
             + self.bands.ma_id.len() * per_band
@@ -241,5 +259,30 @@ impl Snapshot {
             + self.band_points.bytes()
             + self.genre_bands.bytes()
             + cells * std::mem::size_of::<levels::Cell>()
+            + self.mix.bytes()
     }
+
+    /// The genre family of band `band`.
+    pub fn band_family(&self, band: u32) -> Family {
+        Family::from_index(
+            self.bands
+                .family
+                .get(band as usize)
+                .copied()
+                .unwrap_or(Family::Other as u8),
+        )
+    }
+}
+
+/// The family of each interned genre, derived once per distinct genre text.
+#[derive(Default)]
+struct FamilyOfGenre(std::collections::HashMap<u32, u8>);
+
+impl FamilyOfGenre {
+    fn of(&mut self, strings: &mut Interner, genre: Option<&str>) -> u8 {
+        let id = strings.intern_opt(genre);
+        *self
+            .0
+            .entry(id)
+            .or_insert_with(|| Family::of_genre(genre) as u8)
 }
