@@ -112,7 +112,7 @@ impl Row {
     /// The columns of the row.
     pub fn view<'a>(&'a self, strings: &'a Strings) -> View<'a> {
         let part = |a: u32, b: u32| self.text.get(a as usize..b as usize).unwrap_or("");
-        let nullable = |a: u32, b: u32, null: u8| (self.flags & null == 0).then(|| part(a, b));
+        let nullable = |a: u32, b: u32, null: u8| ((self.flags & null) == 0).then(|| part(a, b));
         View {
             ma_id: self.ma_id,
             name: part(0, self.name_end),

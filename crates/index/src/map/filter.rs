@@ -90,7 +90,7 @@ impl Filter {
             let ok = years.contains(b.formed_year[j])
                 & (country.hit(b.country[j]) | country.hit(b.country_code[j]))
                 & status.hit(b.status[j])
-                & (families >> b.family[j] & 1 == 1);
+                & ((families >> b.family[j]) & 1 == 1);
             if ok {
                 let points = snap.band_points.get(j as u32);
                 for &p in points {

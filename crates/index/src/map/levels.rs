@@ -202,7 +202,7 @@ fn aggregate_points(
     let breakdown = out.mixes.is_some();
     let mut current: Option<Agg> = None;
     let mut mix: Mix = [0; COUNT];
-    let mut flush = |a: Agg, m: &mut Mix, out: &mut Aggs| {
+    let flush = |a: Agg, m: &mut Mix, out: &mut Aggs| {
         out.aggs.push(a);
         if let Some(ms) = out.mixes.as_mut() {
             ms.push(*m);

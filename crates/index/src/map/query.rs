@@ -449,7 +449,7 @@ mod tests {
         let ix = (!q.filter.is_empty()).then(|| snap.filter_index(&q.filter));
         for i in 0..snap.len() {
             if let Some(ix) = &ix {
-                if ix.bits[i / 64] >> (i % 64) & 1 == 0 {
+                if (ix.bits[i / 64] >> (i % 64)) & 1 == 0 {
                     continue;
                 }
             }
@@ -529,7 +529,7 @@ mod tests {
             let filter = Filter::default().with_families(mask);
             let ix = snap.filter_index(&filter);
             let want = (0..snap.len())
-                .filter(|&i| mask >> snap.mix.at(i) & 1 == 1)
+                .filter(|&i| (mask >> snap.mix.at(i)) & 1 == 1)
                 .count();
             prop_assert_eq!(ix.count, want);
             let q = ClusterQuery { bbox: Bbox::WORLD, zoom: 0, filter };
