@@ -15,16 +15,22 @@ use std::process::ExitCode;
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
-/// jemalloc's settings, read at its start: a background thread returns unused pages to
-/// the system within about a second (`dirty_decay_ms`), without waiting for the next
-/// allocation, and lazily freed pages are not kept (`muzzy_decay_ms:0`), so the RSS seen
-/// from outside falls back after a load's peak.
+/// Starts jemalloc's background thread, which returns unused pages to the system (after
+/// its default 10 s decay) even while the process is idle, so the RSS seen from outside
+/// falls back after a load's peak. Without it, pages are returned only when the process
+/// allocates again. A failure leaves the default (purging on allocation) and is harmless.
 #[cfg(not(target_env = "msvc"))]
-#[allow(non_upper_case_globals)]
-#[unsafe(export_name = "_rjem_malloc_conf")]
-pub static malloc_conf: &[u8] = b"background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0\0";
+fn allocator_background_purge() {
+    if let Err(e) = tikv_jemalloc_ctl::background_thread::write(true) {
+        eprintln!("bandmap: jemalloc background thread not started: {e}");
+    }
+}
+
+#[cfg(target_env = "msvc")]
+fn allocator_background_purge() {}
 
 fn main() -> ExitCode {
+    allocator_background_purge();
     let cli = cli::Cli::parse();
     let config = match bandmap_config::from_env() {
         Ok(c) => c,

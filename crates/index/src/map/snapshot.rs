@@ -355,4 +355,5 @@ impl FamilyOfGenre {
         *self.0.entry(genre).or_insert_with(|| {
             Family::of_genre((genre != NONE).then(|| strings.get(genre))) as u8
         })
+    }
 }
