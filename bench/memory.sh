@@ -12,7 +12,7 @@
 # Usage: bench/memory.sh [BIN ...]   (default: $CARGO_TARGET_DIR/release/bandmap or
 #        target/release/bandmap). Label a binary with LABEL=path, e.g.
 #        bench/memory.sh before=/tmp/main-bandmap after=target/release/bandmap
-# Env: POINTS (150000), BANDS (120000), PORT (18090), BENCH_DB (bandmap_bench_memory).
+# Env: POINTS (150000), BANDS (120000), PORT (18173), BENCH_DB (bandmap_bench_memory).
 # Needs PostgreSQL+PostGIS on 127.0.0.1:5432 (user postgres, trust), curl.
 set -euo pipefail
 
@@ -20,7 +20,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT="$ROOT/bench/out-memory"
 POINTS=${POINTS:-150000}
 BANDS=${BANDS:-120000}
-PORT=${PORT:-18090}
+PORT=${PORT:-18173}
 DB=${BENCH_DB:-bandmap_bench_memory}
 PG="postgres://postgres@127.0.0.1:5432"
 BASE="http://127.0.0.1:$PORT"
@@ -30,6 +30,8 @@ BINS=("$@")
 if [ ${#BINS[@]} -eq 0 ]; then
   BINS=("after=${CARGO_TARGET_DIR:-$ROOT/target}/release/bandmap")
 fi
+
+if curl -s -o /dev/null "$BASE/healthz"; then echo "port $PORT is in use: set PORT" >&2; exit 1; fi
 
 echo "== database $DB: $BANDS bands, $POINTS located steps"
 psql "$PG/postgres" -qc "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB" >/dev/null
@@ -94,6 +96,7 @@ measure() { # label binary
   (cd "$OUT" && BIND_ADDR="127.0.0.1:$PORT" RUST_LOG=warn GEOCODER_PROVIDER=none exec "$bin" serve >"$log" 2>&1) &
   local spid=$!
   for _ in $(seq 1 300); do curl -fs "$BASE/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
+  kill -0 "$spid" 2>/dev/null || { echo "serve ($label) did not start: $log" >&2; exit 1; }
   local pid
   pid=$(pgrep -P "$spid" bandmap || echo "$spid")
   : >"$samples"

@@ -15,14 +15,42 @@ use std::process::ExitCode;
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
-/// Starts jemalloc's background thread, which returns unused pages to the system (after
-/// its default 10 s decay) even while the process is idle, so the RSS seen from outside
-/// falls back after a load's peak. Without it, pages are returned only when the process
-/// allocates again. A failure leaves the default (purging on allocation) and is harmless.
+/// How long jemalloc keeps freed pages before returning them to the system (its default,
+/// 10 s, kept a rebuild's freed snapshot resident through the next requests: the peak of
+/// docs/performance.md "Serve memory" was mostly such pages).
+#[cfg(not(target_env = "msvc"))]
+const DECAY_MS: isize = 1000;
+
+/// Starts jemalloc's background thread, which returns unused pages to the system even
+/// while the process is idle (otherwise only when it allocates again), and shortens the
+/// decay of freed pages, for the arenas to come (`arenas.`) and those already made
+/// (`arena.4096.` = all, jemalloc's `MALLCTL_ARENAS_ALL`). A failure leaves jemalloc's
+/// defaults, which are correct, only slower to give memory back.
 #[cfg(not(target_env = "msvc"))]
 fn allocator_background_purge() {
+    use tikv_jemalloc_ctl::{Access, AsName};
+    let mut failed = Vec::new();
     if let Err(e) = tikv_jemalloc_ctl::background_thread::write(true) {
-        eprintln!("bandmap: jemalloc background thread not started: {e}");
+        failed.push(format!("background_thread: {e}"));
+    }
+    for key in [
+        &b"arenas.dirty_decay_ms\0"[..],
+        b"arena.4096.dirty_decay_ms\0",
+    ] {
+        if let Err(e) = key.name().write(DECAY_MS) {
+            failed.push(format!("{}: {e}", String::from_utf8_lossy(key)));
+        }
+    }
+    for key in [
+        &b"arenas.muzzy_decay_ms\0"[..],
+        b"arena.4096.muzzy_decay_ms\0",
+    ] {
+        if let Err(e) = key.name().write(0isize) {
+            failed.push(format!("{}: {e}", String::from_utf8_lossy(key)));
+        }
+    }
+    if !failed.is_empty() {
+        eprintln!("bandmap: allocator settings not applied: {}", failed.join("; "));
     }
 }
 
