@@ -95,7 +95,11 @@ async fn the_breakdown_counts_each_clusters_families() {
 #[tokio::test]
 async fn without_the_parameter_the_answer_is_unchanged() {
     let app = seeded().await;
-    for q in ["?zoom=5", "?zoom=17&bbox=10,59,11,60", "?zoom=0&genre=black"] {
+    for q in [
+        "?zoom=5",
+        "?zoom=17&bbox=10,59,11,60",
+        "?zoom=0&genre=black",
+    ] {
         let plain = get(&app, q).await;
         let etag_plain = plain.headers()["etag"].to_str().unwrap().to_string();
         let plain: Value = plain.json().await.unwrap();

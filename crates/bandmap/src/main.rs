@@ -23,9 +23,9 @@ const DECAY_MS: isize = 1000;
 
 /// Starts jemalloc's background thread, which returns unused pages to the system even
 /// while the process is idle (otherwise only when it allocates again), and shortens the
-/// decay of freed pages, for the arenas to come (`arenas.`) and those already made
-/// (`arena.4096.` = all, jemalloc's `MALLCTL_ARENAS_ALL`). A failure leaves jemalloc's
-/// defaults, which are correct, only slower to give memory back.
+/// decay of freed pages, for the arenas to come (`arenas.`) and the one already made at
+/// this point (`arena.0.`; jemalloc refuses its all-arenas index for these settings). A
+/// failure leaves jemalloc's defaults, which are correct, only slower to give memory back.
 #[cfg(not(target_env = "msvc"))]
 fn allocator_background_purge() {
     use tikv_jemalloc_ctl::{Access, AsName};
@@ -33,24 +33,21 @@ fn allocator_background_purge() {
     if let Err(e) = tikv_jemalloc_ctl::background_thread::write(true) {
         failed.push(format!("background_thread: {e}"));
     }
-    for key in [
-        &b"arenas.dirty_decay_ms\0"[..],
-        b"arena.4096.dirty_decay_ms\0",
-    ] {
+    for key in [&b"arenas.dirty_decay_ms\0"[..], b"arena.0.dirty_decay_ms\0"] {
         if let Err(e) = key.name().write(DECAY_MS) {
             failed.push(format!("{}: {e}", String::from_utf8_lossy(key)));
         }
     }
-    for key in [
-        &b"arenas.muzzy_decay_ms\0"[..],
-        b"arena.4096.muzzy_decay_ms\0",
-    ] {
+    for key in [&b"arenas.muzzy_decay_ms\0"[..], b"arena.0.muzzy_decay_ms\0"] {
         if let Err(e) = key.name().write(0isize) {
             failed.push(format!("{}: {e}", String::from_utf8_lossy(key)));
         }
     }
     if !failed.is_empty() {
-        eprintln!("bandmap: allocator settings not applied: {}", failed.join("; "));
+        eprintln!(
+            "bandmap: allocator settings not applied: {}",
+            failed.join("; ")
+        );
     }
 }
 

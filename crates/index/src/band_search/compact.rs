@@ -117,11 +117,7 @@ impl Row {
             ma_id: self.ma_id,
             name: part(0, self.name_end),
             location: nullable(self.name_end, self.location_end, LOCATION_NULL),
-            themes: nullable(
-                self.location_end,
-                self.text.len() as u32,
-                THEMES_NULL,
-            ),
+            themes: nullable(self.location_end, self.text.len() as u32, THEMES_NULL),
             genre: strings.get(self.genre),
             country: strings.get(self.country),
             country_code: strings.get(self.country_code),

@@ -1,8 +1,8 @@
 //! A list filter compiled for the in-memory rows: the same predicates as the SQL WHERE
 //! clause of `bandmap_db::bands::admin::list_bands_sql`, evaluated on [`SearchRow`]s.
 
-use bandmap_db::bands::admin::BandFilter;
 use super::compact::View;
+use bandmap_db::bands::admin::BandFilter;
 use bandmap_db::bands::admin::search::LoweredPatterns;
 use bandmap_db::like::contained_literal;
 use memchr::memmem::Finder;

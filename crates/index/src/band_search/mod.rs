@@ -66,12 +66,10 @@ impl BandSearch {
 
     /// Loads the copy now (start-up warm-up, tests).
     pub async fn load_now(&self, pool: &PgPool) -> Result<()> {
-        let permit = crate::LOAD_PERMIT.acquire().await.ok();
         let (rows, mark) = queries::load_all(pool).await?;
         let table = tokio::task::spawn_blocking(move || SearchTable::new(rows))
             .await
             .map_err(|e| DbError::Internal(format!("building the band search: {e}")))?;
-        drop(permit);
         if let Err(e) = queries::prune_tombstones(pool).await {
             tracing::warn!(error = %e, "pruning band search tombstones failed");
         }

@@ -136,7 +136,11 @@ impl SearchTable {
     ) -> Option<Selection> {
         let mut known: Vec<(Key, i64)> = Vec::new();
         let mut unknown: Vec<i64> = Vec::new();
-        for r in self.rows.iter().filter(|r| m.matches(&r.view(&self.strings))) {
+        for r in self
+            .rows
+            .iter()
+            .filter(|r| m.matches(&r.view(&self.strings)))
+        {
             match key(r, sort) {
                 Some(k) => known.push((k, r.ma_id)),
                 None => unknown.push(r.ma_id),

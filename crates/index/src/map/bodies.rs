@@ -173,7 +173,10 @@ mod tests {
         assert!(c.get(&a).is_some()); // a is now more recent than b
         let fit = MAX_BYTES / MAX_BODY_BYTES;
         for g in 0..fit - 2 {
-            c.put(Key::with_plain(&q(3, Some(&format!("g{g}")))), body(MAX_BODY_BYTES));
+            c.put(
+                Key::with_plain(&q(3, Some(&format!("g{g}")))),
+                body(MAX_BODY_BYTES),
+            );
         }
         assert_eq!(c.len(), fit, "up to the byte budget, nothing is evicted");
         c.put(Key::with_plain(&q(4, None)), body(MAX_BODY_BYTES));

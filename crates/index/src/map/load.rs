@@ -37,8 +37,6 @@ pub async fn load_with<F>(pool: &PgPool, build: F) -> Result<Snapshot, LoadError
 where
     F: FnOnce(i64, Staged) -> Snapshot + Send + 'static,
 {
-    // Closed never: an error cannot happen, and a load without the permit is still right.
-    let _permit = crate::LOAD_PERMIT.acquire().await.ok();
     let version = map_points::data_version(pool).await?;
     // Each row is packed as it arrives: the owned rows never exist together.
     let mut rows = Staged::default();

@@ -2,9 +2,9 @@
 //! pick the cells the bbox touches, use precomputed aggregates for cells wholly inside the
 //! bbox and re-aggregate the points of the others.
 
+use crate::map::family::Mix;
 use crate::map::filter::{Filter, FilterIndex};
 use crate::map::grid::{self, MAX_LEVEL};
-use crate::map::family::Mix;
 use crate::map::levels::{self, Agg, Aggs, Cell, Level, PRE_LEVEL, Selection};
 use crate::map::snapshot::Snapshot;
 

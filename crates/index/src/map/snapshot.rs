@@ -352,8 +352,9 @@ struct FamilyOfGenre(std::collections::HashMap<u32, u8>);
 
 impl FamilyOfGenre {
     fn of(&mut self, strings: &Interner, genre: u32) -> u8 {
-        *self.0.entry(genre).or_insert_with(|| {
-            Family::of_genre((genre != NONE).then(|| strings.get(genre))) as u8
-        })
+        *self
+            .0
+            .entry(genre)
+            .or_insert_with(|| Family::of_genre((genre != NONE).then(|| strings.get(genre))) as u8)
     }
 }
