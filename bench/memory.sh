@@ -17,7 +17,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-OUT="$ROOT/bench/out-memory"
+OUT="$ROOT/bench/out/memory"
 POINTS=${POINTS:-150000}
 BANDS=${BANDS:-120000}
 PORT=${PORT:-18173}
