@@ -187,12 +187,12 @@ impl MixIndex {
         let mut blocks = Vec::with_capacity(family.len() / BLOCK + 1);
         let mut run: Mix = [0; COUNT];
         for (pos, &f) in family.iter().enumerate() {
-            if pos % BLOCK == 0 {
+            if pos.is_multiple_of(BLOCK) {
                 blocks.push(run);
             }
             run[usize::from(f).min(COUNT - 1)] += 1;
         }
-        if family.len() % BLOCK == 0 {
+        if family.len().is_multiple_of(BLOCK) {
             blocks.push(run);
         }
         MixIndex { family, blocks }

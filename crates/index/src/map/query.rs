@@ -448,10 +448,10 @@ mod tests {
         let mut by_key: std::collections::BTreeMap<u64, Mix> = Default::default();
         let ix = (!q.filter.is_empty()).then(|| snap.filter_index(&q.filter));
         for i in 0..snap.len() {
-            if let Some(ix) = &ix {
-                if (ix.bits[i / 64] >> (i % 64)) & 1 == 0 {
-                    continue;
-                }
+            if let Some(ix) = &ix
+                && (ix.bits[i / 64] >> (i % 64)) & 1 == 0
+            {
+                continue;
             }
             if !q.bbox.contains(snap.points.lon[i], snap.points.lat[i]) {
                 continue;
