@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Map clusters benchmark, in one run (docs/performance.md, "Clusters"):
 #   (a) /api/clusters over HTTP with wrk at zoom 3, 6, 10 with and without a genre filter,
-#       and /healthz as the baseline, against `bandmap serve` (release) on 150,000 points;
+#       z3 with and without the family breakdown (alternated), and /healthz as the baseline, against `bandmap serve` (release) on 150,000 points;
 #   (b) the same queries answered by straightforward PostGIS SQL (ST_SnapToGrid), pgbench;
 #   (c) in-process: snapshot build and query times (cargo bench -p bandmap-index) against
 #       supercluster (npm) on the same points; never-seen / repeated filter queries;
@@ -79,6 +79,15 @@ for z in 3 6 10; do
   run_wrk "clusters z$z" "$BASE/api/clusters?zoom=$z&bbox=$(view "$z")"
   run_wrk "clusters z$z genre=black" "$BASE/api/clusters?zoom=$z&bbox=$(view "$z")&genre=black"
 done
+# The family breakdown (issue 16): z3 without and with it, alternated three times so that
+# both see the same machine; the ratio of the medians is the cost.
+for _ in 1 2 3; do
+  run_wrk "clusters z3 (plain)" "$BASE/api/clusters?zoom=3&bbox=$(view 3)"
+  run_wrk "clusters z3 breakdown=families" "$BASE/api/clusters?zoom=3&bbox=$(view 3)&breakdown=families"
+done
+med() { grep -F "$1 " "$OUT/http.txt" | awk '{print $(NF-4)}' | sort -n | sed -n 2p; }
+plain=$(med "clusters z3 (plain)"); with=$(med "clusters z3 breakdown=families")
+echo "breakdown z3: plain $plain req/s, with $with req/s, ratio $(echo "$with / $plain" | bc -l | cut -c1-5)" | tee -a "$OUT/http.txt"
 run_wrk healthz "$BASE/healthz"
 echo "serve RSS after the HTTP runs: $(rss) (peak $(awk '/VmHWM/ {print $2/1024 " MB"}' "/proc/$SPID/status"))"
 
@@ -113,6 +122,6 @@ rm -f "$OUT"/pgb.* "$OUT/q.sql"
 
 echo "== summary"
 cat "$OUT/http.txt" "$OUT/sql.txt"
-grep -E '^inproc (build|snapshot|never|repeated)' "$OUT/inproc.txt"
+grep -E '^inproc (build|snapshot|never|repeated|breakdown)' "$OUT/inproc.txt"
 grep -E 'build_ms|getClusters' "$OUT/supercluster.txt"
 echo "serve RSS (end): $(rss)"

@@ -38,6 +38,15 @@ const CITIES = [
 ];
 const GENRES = ['Black Metal', 'Death Metal', 'Black/Death Metal', 'Doom Metal', 'Thrash Metal', 'Heavy Metal', 'Progressive Death Metal'];
 const STATUSES = ['Active', 'Split-up', 'On hold'];
+// The genre family the real server derives for each genre of this fixture
+// (crates/index/src/map/family.rs; checked there by `the_documented_examples`). A fixture
+// table, not the rule: the mock never guesses a family.
+const FAMILY_OF_GENRE = {
+  'Black Metal': 'black', 'Death Metal': 'death', 'Black/Death Metal': 'black', 'Doom Metal': 'doom',
+  'Thrash Metal': 'thrash', 'Heavy Metal': 'heavy', 'Progressive Death Metal': 'death', 'Atmospheric Black Metal': 'black',
+};
+const FAMILY_NAMES = ['black', 'death', 'doom', 'thrash', 'heavy', 'progressive', 'folk', 'gothic', 'grind', 'other'];
+const familyOf = (b) => FAMILY_OF_GENRE[b.genre] ?? 'other';
 const GEO_STATUSES = ['done', 'done', 'done', 'done', 'country_only', 'error', 'llm_needed', 'pending', 'manual'];
 
 // A band whose path has three steps, the middle one never placed, and four bands of one
@@ -200,6 +209,9 @@ function clusters(q) {
   const zoom = Number(q.get('zoom') ?? 3);
   if (bbox.length !== 4 || bbox.some((n) => !Number.isFinite(n))) return null;
   const [minLon, minLat, maxLon, maxLat] = bbox;
+  const families = (q.get('family') || '').split(',').map((f) => f.trim().toLowerCase()).filter(Boolean);
+  if (families.some((f) => !FAMILY_NAMES.includes(f))) return null;
+  const breakdown = q.get('breakdown') === 'families';
   const byId = new Map(state.bands.map((b) => [b.ma_id, b]));
   const pts = [];
   for (const l of state.locations) {
@@ -210,6 +222,7 @@ function clusters(q) {
     if (q.get('status') && String(b.status).toLowerCase() !== q.get('status').toLowerCase()) continue;
     if (q.get('year_min') && b.formed_year < Number(q.get('year_min'))) continue;
     if (q.get('year_max') && b.formed_year > Number(q.get('year_max'))) continue;
+    if (families.length && !families.includes(familyOf(b))) continue;
     if (l.lon < minLon || l.lon > maxLon || l.lat < minLat || l.lat > maxLat) continue;
     pts.push({ l, b });
   }
@@ -217,6 +230,7 @@ function clusters(q) {
   const point = ({ l, b }) => feature(l.lon, l.lat, {
     cluster: false, ma_id: b.ma_id, name: b.name, genre: b.genre, country: b.country, status: b.status, formed_year: b.formed_year,
     location_id: l.id, location_raw: l.location_raw, step_label: l.step_label, step_order: l.step_order,
+    ...(breakdown ? { family: familyOf(b) } : {}),
   });
   if (zoom >= 17) return { type: 'FeatureCollection', features: pts.map(point) };
   const cell = (360 / (256 * 2 ** zoom)) * 60;
@@ -232,7 +246,14 @@ function clusters(q) {
     else {
       const lon = group.reduce((s, p) => s + p.l.lon, 0) / group.length;
       const lat = group.reduce((s, p) => s + p.l.lat, 0) / group.length;
-      features.push(feature(lon, lat, { cluster: true, count: group.length, expansion_zoom: Math.min(17, zoom + 2) }));
+      const mix = {};
+      for (const f of FAMILY_NAMES) {
+        const n = group.filter((p) => familyOf(p.b) === f).length;
+        if (n) mix[f] = n;
+      }
+      features.push(feature(lon, lat, {
+        cluster: true, count: group.length, expansion_zoom: Math.min(17, zoom + 2), ...(breakdown ? { families: mix } : {}),
+      }));
     }
   }
   return { type: 'FeatureCollection', features };
@@ -323,7 +344,7 @@ async function handleApi(req, res, url) {
   // public
   if (p === '/api/clusters' && m === 'GET') {
     const fc = clusters(q);
-    return fc ? send(res, 200, fc) : err(res, 400, 'bad_request', 'malformed bbox');
+    return fc ? send(res, 200, fc) : err(res, 400, 'bad_request', 'malformed bbox or unknown family');
   }
   let mm;
   if ((mm = p.match(/^\/api\/bands\/(\d+)$/)) && m === 'GET') {

@@ -1,11 +1,14 @@
-// The clusters layer: GET /api/clusters for the view and the filters, drawn as cluster,
-// point and stack markers; the point count goes to the status line (always visible).
+// The clusters layer: GET /api/clusters for the view and the filters (and the legend's
+// genre families), drawn as cluster, point and stack markers; each cluster is a ring of its
+// genre families (`breakdown=families`), each point takes its family's colour; the point
+// count goes to the status line (always visible), the view's families to the legend.
 import * as L from '/vendor/leaflet/leaflet-src.esm.js';
 import { getJson, isAbort } from './api.js';
 import { $, text } from './dom.js';
 import { showError, clearError } from './errors.js';
 import { markerIcon, accessibleMarker, clusterSize } from './markers.js';
 import { state, FILTERS } from './state.js';
+import { ringGradient, familiesText, familyLabel, isFamily, FAMILY_NAMES } from './families.js';
 
 const SAME_PLACE_ZOOM = 17;
 let layer = null;
@@ -15,6 +18,10 @@ let shown = true; // false while the density layer replaces the clusters
 // A cluster of points sharing one position, clicked: once the map is at zoom 17 (where the
 // server sends them one by one, CONTRACT §11), the list of its bands opens by itself.
 let pendingTown = null;
+// Told the view's points per genre family after each draw (the legend shows them).
+let onFamilies = () => {};
+
+const familyOf = (p) => (isFamily(p.family) ? p.family : 'other');
 
 export function bboxParam(bounds) {
   const clamp = (v, lo, hi) => Math.max(lo, Math.min(hi, v));
@@ -31,7 +38,9 @@ function addCluster(latlng, p) {
   const cls = `bm-cluster ${count >= 1000 ? 'size-l' : count >= 100 ? 'size-m' : 'size-s'}`;
   const label = count >= 10000 ? `${Math.round(count / 1000)}k` : String(count);
   const target = Number.isFinite(Number(p.expansion_zoom)) ? Number(p.expansion_zoom) : map.getZoom() + 2;
-  accessibleMarker(latlng, markerIcon(cls, clusterSize(count), label), `Groupe de ${count} points : zoomer`, () => {
+  const icon = markerIcon(`${cls} bm-ring`, clusterSize(count), label, ringGradient(p.families));
+  const mix = familiesText(p.families);
+  accessibleMarker(latlng, icon, `Groupe de ${count} points${mix ? ` (${mix})` : ''} : zoomer`, () => {
     pendingTown = target >= SAME_PLACE_ZOOM ? latlng : null;
     map.setView(latlng, Math.min(map.getMaxZoom(), Math.max(target, map.getZoom() + 1)));
   }, { count, kind: 'cluster' }).addTo(layer);
@@ -40,12 +49,15 @@ function addCluster(latlng, p) {
 function addStack(latlng, items) {
   if (items.length === 1) {
     const p = items[0];
-    const label = `${text(p.name)} — ${text(p.location_raw)}${p.step_label ? ` (${p.step_label})` : ''}`;
-    accessibleMarker(latlng, markerIcon('bm-point', 16, ''), label, () => handlers.openBand(p.ma_id), { maId: p.ma_id, kind: 'point' })
+    const fam = familyOf(p);
+    const label = `${text(p.name)} — ${text(p.location_raw)}${p.step_label ? ` (${p.step_label})` : ''}, ${familyLabel(fam)}`;
+    accessibleMarker(latlng, markerIcon(`bm-point fam-${fam}`, 16, ''), label, () => handlers.openBand(p.ma_id), { maId: p.ma_id, kind: 'point', family: fam })
       .addTo(layer);
     return;
   }
-  accessibleMarker(latlng, markerIcon('bm-point bm-stack', 24, String(items.length)),
+  const mix = {};
+  for (const p of items) mix[familyOf(p)] = (mix[familyOf(p)] || 0) + 1;
+  accessibleMarker(latlng, markerIcon('bm-point bm-stack bm-ring', 24, String(items.length), ringGradient(mix)),
     `${items.length} groupes à ${text(items[0].location_raw)}`, () => handlers.openStack(items), { count: items.length, kind: 'stack' })
     .addTo(layer);
 }
@@ -64,6 +76,7 @@ function render(fc) {
   const features = Array.isArray(fc?.features) ? fc.features : [];
   let clusters = 0;
   let points = 0;
+  const families = Object.fromEntries(FAMILY_NAMES.map((f) => [f, 0]));
   const stacks = new Map(); // identical coordinates → list of point features
   for (const f of features) {
     const coords = f?.geometry?.coordinates;
@@ -73,9 +86,11 @@ function render(fc) {
     if (p.cluster) {
       clusters += 1;
       points += Number(p.count) || 0;
+      for (const f of FAMILY_NAMES) families[f] += Number(p.families?.[f]) || 0;
       addCluster(latlng, p);
     } else {
       points += 1;
+      families[familyOf(p)] += 1;
       const key = `${coords[1].toFixed(6)},${coords[0].toFixed(6)}`;
       if (!stacks.has(key)) stacks.set(key, { latlng, items: [] });
       stacks.get(key).items.push(p);
@@ -83,6 +98,7 @@ function render(fc) {
   }
   for (const { latlng, items } of stacks.values()) addStack(latlng, items);
   openPendingTown(stacks);
+  onFamilies(families);
   const status = $('map-status');
   status.dataset.count = String(points);
   status.textContent = features.length
@@ -101,6 +117,8 @@ export async function loadClusters() {
   q.set('bbox', bboxParam(map.getBounds()));
   q.set('zoom', String(Math.max(0, Math.min(20, Math.round(map.getZoom())))));
   for (const k of FILTERS) if (state.filters[k]) q.set(k, state.filters[k]);
+  if (state.families.length) q.set('family', state.families.join(','));
+  q.set('breakdown', 'families');
   $('map-status').setAttribute('aria-busy', 'true');
   try {
     const fc = await getJson(`/api/clusters?${q.toString()}`, { signal: ctrl.signal });
@@ -129,8 +147,9 @@ export function setClustersShown(show) {
   }
 }
 
-/** Adds the layer; `on` = {openBand(maId), openStack(items)}. */
+/** Adds the layer; `on` = {openBand(maId), openStack(items), families(counts)}. */
 export function initClusters(map, on) {
   layer = L.layerGroup().addTo(map);
   handlers = on;
+  if (on.families) onFamilies = on.families;
 }

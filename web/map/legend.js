@@ -1,6 +1,11 @@
-// The legend: what the marks on the map mean. A Leaflet control, folded on phones.
+// The legend: what the marks on the map mean, and the genre families, which double as a
+// filter (click a family: only its bands; click more to add, click again to remove;
+// « Toutes » clears). Each family shows its points in the current view. A Leaflet
+// control, folded on phones.
 import * as L from '/vendor/leaflet/leaflet-src.esm.js';
 import { h } from './dom.js';
+import { FAMILIES } from './families.js';
+import { state, setFamilies } from './state.js';
 
 function swatch(child) {
   return h('span', { class: 'swatch', 'aria-hidden': 'true' }, child);
@@ -8,13 +13,67 @@ function swatch(child) {
 
 function entries() {
   return [
-    [swatch(h('span', { class: 'bm-marker bm-cluster size-s' })), 'Amas de groupes (cliquer : zoomer)'],
-    [swatch(h('span', { class: 'bm-marker bm-point' })), 'Un groupe'],
+    [swatch(h('span', { class: 'bm-marker bm-cluster bm-ring sw-ring size-s' })), 'Amas : anneau des familles (cliquer : zoomer)'],
+    [swatch(h('span', { class: 'bm-marker bm-point fam-other' })), 'Un groupe (couleur de sa famille)'],
     [swatch(h('span', { class: 'bm-marker bm-point bm-stack' })), 'Plusieurs groupes au même lieu'],
     [swatch(h('span', { class: 'sw-line' })), 'Parcours du groupe ouvert'],
     [swatch(h('span', { class: 'bm-step bm-step-start sw-step' }, '1')), 'Son départ (étapes numérotées)'],
     [swatch(h('span', { class: 'sw-land' })), 'Pays (Natural Earth)'],
   ];
+}
+
+const buttons = new Map(); // family → its button
+let allButton = null;
+
+/** Marks the kept families (state.families; none = all). */
+function paint() {
+  const kept = new Set(state.families);
+  for (const [f, b] of buttons) {
+    b.setAttribute('aria-pressed', String(kept.has(f)));
+    b.classList.toggle('dimmed', kept.size > 0 && !kept.has(f));
+  }
+  allButton?.setAttribute('aria-pressed', String(kept.size === 0));
+}
+
+function toggle(family) {
+  const kept = new Set(state.families);
+  if (kept.has(family)) kept.delete(family);
+  else kept.add(family);
+  setFamilies([...kept]);
+  paint();
+}
+
+function familyList() {
+  const items = FAMILIES.map(([f, label]) => {
+    const b = h('button', {
+      type: 'button', class: 'fam-button', 'data-family': f, 'aria-pressed': 'false',
+      title: `Ne montrer que (ou ajouter) : ${label}`, onclick: () => toggle(f),
+    },
+    h('span', { class: `fam-dot fam-${f}`, 'aria-hidden': 'true' }),
+    h('span', { class: 'fam-label' }, label),
+    h('span', { class: 'fam-count', 'data-count': '' }, ''));
+    buttons.set(f, b);
+    return h('li', null, b);
+  });
+  allButton = h('button', {
+    type: 'button', class: 'fam-all', id: 'families-all', 'aria-pressed': 'true',
+    onclick: () => { setFamilies([]); paint(); },
+  }, 'Toutes les familles');
+  return h('div', { class: 'families', role: 'group', 'aria-labelledby': 'families-title' },
+    h('p', { id: 'families-title', class: 'fam-title' }, 'Familles de genre'),
+    h('p', { class: 'fam-hint muted' }, 'Cliquer : filtrer la carte'),
+    h('ul', { id: 'families' }, items),
+    allButton);
+}
+
+/** Shows the view's points per family (from the clusters' breakdown). */
+export function showFamilyCounts(counts) {
+  for (const [f, b] of buttons) {
+    const n = Number(counts?.[f]) || 0;
+    const c = b.querySelector('.fam-count');
+    c.dataset.count = String(n);
+    c.textContent = n.toLocaleString('fr-FR');
+  }
 }
 
 const Legend = L.Control.extend({
@@ -23,8 +82,11 @@ const Legend = L.Control.extend({
     const narrow = window.matchMedia('(max-width: 760px)').matches;
     const box = h('details', { class: 'legend', id: 'legend', open: !narrow },
       h('summary', null, 'Légende'),
+      familyList(),
       h('ul', null, entries().map(([mark, label]) => h('li', null, mark, h('span', null, label)))));
     L.DomEvent.disableClickPropagation(box);
+    L.DomEvent.disableScrollPropagation(box);
+    paint();
     return box;
   },
 });

@@ -9,7 +9,7 @@ import { initDensity, loadDensity } from './density.js';
 import { initCard, openCard, showStack } from './card.js';
 import { initFilters } from './filters.js';
 import { initSearch } from './search.js';
-import { addLegend } from './legend.js';
+import { addLegend, showFamilyCounts } from './legend.js';
 import { initTimeline } from './timeline.js';
 import { debounce } from './dom.js';
 
@@ -52,7 +52,7 @@ function start() {
   state.map = map;
   addTiles(map);
   addOutline(map);
-  initClusters(map, { openBand: openCard, openStack: showStack });
+  initClusters(map, { openBand: openCard, openStack: showStack, families: showFamilyCounts });
   initDensity(map, setClustersShown);
   initCard(map);
   addLegend(map);

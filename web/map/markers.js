@@ -3,9 +3,20 @@
 import * as L from '/vendor/leaflet/leaflet-src.esm.js';
 import { h } from './dom.js';
 
-export function markerIcon(className, size, label) {
+/** A round marker; `ring` (a CSS background, e.g. the families' conic-gradient) paints
+ *  its rim, set through the CSSOM (allowed by the page's style-src 'self'). */
+export function markerIcon(className, size, label, ring = null) {
   const el = h('span', { 'aria-hidden': 'true' }, label);
-  return L.divIcon({ html: el, className: `bm-marker ${className}`, iconSize: [size, size] });
+  const icon = L.divIcon({ html: el, className: `bm-marker ${className}`, iconSize: [size, size] });
+  if (!ring) return icon;
+  // Leaflet creates the marker element from the options; paint it once created.
+  const create = icon.createIcon.bind(icon);
+  icon.createIcon = (old) => {
+    const div = create(old);
+    div.style.setProperty('--ring', ring);
+    return div;
+  };
+  return icon;
 }
 
 export function accessibleMarker(latlng, icon, ariaLabel, onActivate, data) {

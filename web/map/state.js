@@ -1,6 +1,7 @@
 // The page state that a shared link carries: view, filters, open band.
-// /?lat=..&lon=..&z=..&genre=..&country=..&status=..&year_min=..&year_max=..&layer=density&band=<ma_id>
+// /?lat=..&lon=..&z=..&genre=..&country=..&status=..&year_min=..&year_max=..&family=black,doom&layer=density&band=<ma_id>
 import { num } from './dom.js';
+import { parseFamilies } from './families.js';
 
 export const FILTERS = ['genre', 'country', 'status', 'year_min', 'year_max'];
 export const DEFAULT_VIEW = { lat: 52, lon: 12, zoom: 4 };
@@ -9,6 +10,7 @@ const initial = new URLSearchParams(location.search);
 
 export const state = {
   filters: Object.fromEntries(FILTERS.filter((k) => initial.get(k)).map((k) => [k, initial.get(k)])),
+  families: parseFamilies(initial.get('family')), // genre families kept (legend); [] = all
   openBand: initial.get('band') || null,
   layer: initial.get('layer') === 'density' ? 'density' : null, // the density choropleth instead of the clusters
   map: null,
@@ -37,6 +39,7 @@ export function updateUrl() {
     p.set('z', String(state.map.getZoom()));
   }
   for (const k of FILTERS) if (state.filters[k]) p.set(k, state.filters[k]);
+  if (state.families.length) p.set('family', state.families.join(','));
   if (state.layer) p.set('layer', state.layer);
   if (state.openBand) p.set('band', state.openBand);
   history.replaceState(null, '', `${location.pathname}?${p.toString()}`);
@@ -54,6 +57,14 @@ export function onFiltersChange(fn) {
 export function setFilters(next) {
   state.filters = Object.fromEntries(FILTERS.filter((k) => next[k] !== undefined && String(next[k]).trim() !== '')
     .map((k) => [k, String(next[k]).trim()]));
+  updateUrl();
+  return Promise.all(listeners.map((fn) => fn(state.filters)));
+}
+
+/** Replaces the kept genre families (legend clicks), updates the URL and tells the
+ *  listeners; resolves when the map is redrawn. */
+export function setFamilies(next) {
+  state.families = parseFamilies(next.join(','));
   updateUrl();
   return Promise.all(listeners.map((fn) => fn(state.filters)));
 }

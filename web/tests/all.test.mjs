@@ -9,6 +9,7 @@ import './map-search.spec.mjs';
 import './map-timeline.spec.mjs';
 import './map-card.spec.mjs';
 import './map-density.spec.mjs';
+import './map-families.spec.mjs';
 import './page-complete.spec.mjs';
 import './admin.spec.mjs';
 import './admin-operator.spec.mjs';

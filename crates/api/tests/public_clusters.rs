@@ -502,7 +502,15 @@ async fn routes_are_in_the_openapi_document() {
     assert_eq!(
         params,
         [
-            "bbox", "zoom", "country", "status", "genre", "year_min", "year_max"
+            "bbox",
+            "zoom",
+            "country",
+            "status",
+            "genre",
+            "year_min",
+            "year_max",
+            "family",
+            "breakdown"
         ]
     );
 }

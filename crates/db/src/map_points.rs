@@ -101,6 +101,31 @@ pub async fn load_points(pool: &PgPool) -> Result<Points> {
     Ok(Points { rows, pending_xids })
 }
 
+/// [`load_points`] without holding the rows: each row is handed to `each` as it is decoded
+/// (the map index packs it at once, so 150,000 rows of owned strings — ~60 MB — never
+/// exist together; docs/performance.md "Serve memory"). Returns the writers in flight.
+pub async fn load_points_each(
+    pool: &PgPool,
+    mut each: impl FnMut(PointRow) + Send,
+) -> Result<Vec<i64>> {
+    use futures::TryStreamExt;
+    let mut tx = pool.begin().await?;
+    sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        .execute(&mut *tx)
+        .await?;
+    let pending_xids: Vec<i64> = sqlx::query_scalar(IN_FLIGHT_SQL)
+        .fetch_one(&mut *tx)
+        .await?;
+    {
+        let mut rows = sqlx::query_as::<_, PointRow>(POINTS_SQL).fetch(&mut *tx);
+        while let Some(row) = rows.try_next().await? {
+            each(row);
+        }
+    }
+    tx.commit().await?;
+    Ok(pending_xids)
+}
+
 /// A listener on [`CHANNEL`]; `None` when it cannot connect or listen (the caller then
 /// polls [`data_version`] only).
 pub async fn listen(pool: &PgPool) -> Option<PgListener> {

@@ -287,6 +287,38 @@ fn main() {
             );
         }
     }
+    // The family breakdown (issue 16): the same queries with and without it, interleaved
+    // in rounds so that machine noise hits both alike; query + GeoJSON, no body cache.
+    for zoom in [3u8, 6, 10] {
+        for genre in [None, Some("black")] {
+            let q = ClusterQuery {
+                bbox: viewport(zoom),
+                zoom,
+                filter: Filter::new(genre, None, None, None, None),
+            };
+            let plain = |_| {
+                std::hint::black_box(bandmap_index::map::geojson::write(&snap, &snap.query(&q)));
+            };
+            let with = |_| {
+                let r = snap.query_with(&q, true);
+                std::hint::black_box(bandmap_index::map::geojson::write(&snap, &r));
+            };
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            for _ in 0..5 {
+                a.push(time_many(400, plain).0);
+                b.push(time_many(400, with).0);
+            }
+            a.sort();
+            b.sort();
+            let label = genre.map_or("none".to_string(), |g| format!("genre={g}"));
+            println!(
+                "inproc breakdown z{zoom} {label} plain_p50_us {} with_p50_us {} ratio {:.3}",
+                us(a[2]),
+                us(b[2]),
+                b[2].as_secs_f64() / a[2].as_secs_f64()
+            );
+        }
+    }
     // Never-seen filters: each query a filter key the cache has not seen (a genre substring
     // × a year bound within the data's 1970–2023, so every filter matches points: a bound
     // beyond the data would make every list empty and the measure meaningless), so the

@@ -118,7 +118,7 @@ async fn a_failed_build_keeps_the_previous_snapshot_and_is_retried() {
     let err = index
         .reload_with(
             pool,
-            |_: i64, _: Vec<bandmap_index::map::PointRow>| -> Snapshot {
+            |_: i64, _: bandmap_index::map::snapshot::Staged| -> Snapshot {
                 panic!("injected build failure")
             },
         )

@@ -10,7 +10,7 @@ use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use bandmap_index::map::{ClusterQuery, Filter};
+use bandmap_index::map::{ClusterQuery, Family, Filter, family};
 use serde::Deserialize;
 use std::hash::{Hash, Hasher};
 use utoipa::IntoParams;
@@ -37,15 +37,50 @@ pub struct ClustersParams {
     /// Highest formation year.
     #[param(value_type = Option<i32>)]
     year_max: Option<String>,
+    /// Genre families to keep, comma-separated, among `black`, `death`, `doom`, `thrash`,
+    /// `heavy` (heavy/power), `progressive`, `folk` (folk/pagan), `gothic`
+    /// (gothic/symphonic), `grind` (grind/core), `other` (docs/map.md); an unknown name → 400.
+    #[param(value_type = Option<String>, example = "black,doom")]
+    family: Option<String>,
+    /// `families`: each cluster gets `"families": {"black": N, …}` (its points per genre
+    /// family, non-zero ones) and each single point `"family"`. Absent: the answer is
+    /// exactly the CONTRACT shape. Any other value → 400.
+    #[param(value_type = Option<String>, example = "families")]
+    breakdown: Option<String>,
+}
+
+/// What `GET /api/clusters` answers: the query and whether the families are broken down.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClustersRequest {
+    /// The cluster query.
+    pub query: ClusterQuery,
+    /// `breakdown=families`.
+    pub breakdown: bool,
 }
 
 impl ClustersParams {
     /// Validates the parameters into a query.
-    pub fn parse(&self) -> Result<ClusterQuery, ApiError> {
+    pub fn parse(&self) -> Result<ClustersRequest, ApiError> {
         let genre = crate::filter_text::bounded("genre", self.genre.as_deref())?;
         let country = crate::filter_text::bounded("country", self.country.as_deref())?;
         let status = crate::filter_text::bounded("status", self.status.as_deref())?;
-        Ok(ClusterQuery {
+        let family = crate::filter_text::bounded("family", self.family.as_deref())?;
+        let families = family::parse_mask(family.as_deref().unwrap_or("")).map_err(|bad| {
+            ApiError::bad_request(format!(
+                "family: unknown genre family {bad:?} (known: {})",
+                Family::ALL.map(Family::name).join(", ")
+            ))
+        })?;
+        let breakdown = match self.breakdown.as_deref().map(str::trim) {
+            None | Some("") => false,
+            Some("families") => true,
+            Some(_) => {
+                return Err(ApiError::bad_request(
+                    "breakdown must be `families` (or absent)",
+                ));
+            }
+        };
+        let query = ClusterQuery {
             bbox: params::bbox(self.bbox.as_deref())?,
             zoom: params::zoom(self.zoom.as_deref())?,
             filter: Filter::new(
@@ -54,15 +89,17 @@ impl ClustersParams {
                 status.as_deref(),
                 params::year("year_min", self.year_min.as_deref())?,
                 params::year("year_max", self.year_max.as_deref())?,
-            ),
-        })
+            )
+            .with_families(families),
+        };
+        Ok(ClustersRequest { query, breakdown })
     }
 }
 
 /// Map clusters and points in a bounding box.
 #[utoipa::path(get, path = "/clusters", tag = "public", params(ClustersParams),
     responses(
-        (status = 200, description = "GeoJSON FeatureCollection (clusters: cluster, count, expansion_zoom; points: cluster=false and the band fields)", content_type = "application/geo+json", body = Object),
+        (status = 200, description = "GeoJSON FeatureCollection (clusters: cluster, count, expansion_zoom, and with breakdown=families a families object {family: count}; points: cluster=false and the band fields, and with breakdown=families their family)", content_type = "application/geo+json", body = Object),
         (status = 304, description = "not modified (If-None-Match)"),
         (status = 400, description = "malformed parameter", body = ErrorBody)))]
 pub async fn clusters(
@@ -70,18 +107,18 @@ pub async fn clusters(
     headers: HeaderMap,
     Query(p): Query<ClustersParams>,
 ) -> Result<Response, ApiError> {
-    let query = p.parse()?;
+    let ClustersRequest { query, breakdown } = p.parse()?;
     let snap = state
         .map
         .get(&state.pool)
         .await
         .map_err(ApiError::internal)?;
-    let etag = etag(snap.fingerprint, &query);
+    let etag = etag(snap.fingerprint, &query, breakdown);
     if cache::not_modified(&headers, &etag) {
         return Ok(cache::not_modified_response(&etag));
     }
     // Shared, not copied: a repeated view is served from the snapshot's kept bodies.
-    let body = axum::body::Bytes::from_owner(snap.geojson(&query));
+    let body = axum::body::Bytes::from_owner(snap.geojson_with(&query, breakdown));
     let mut res = (StatusCode::OK, body).into_response();
     let h = res.headers_mut();
     h.insert(
@@ -100,8 +137,12 @@ pub async fn clusters(
 
 /// Weak ETag of a query against the content of a snapshot. Not the data version: a
 /// snapshot can be rebuilt with other rows under the same counter value (docs/map.md).
-fn etag(fingerprint: u64, q: &ClusterQuery) -> String {
+fn etag(fingerprint: u64, q: &ClusterQuery, breakdown: bool) -> String {
     let mut h = std::hash::DefaultHasher::new();
+    // Only when asked for, so the ETags of plain answers stay what they were.
+    if breakdown {
+        "breakdown=families".hash(&mut h);
+    }
     q.zoom.hash(&mut h);
     for v in [
         q.bbox.min_lon,

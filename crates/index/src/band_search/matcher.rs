@@ -1,8 +1,9 @@
 //! A list filter compiled for the in-memory rows: the same predicates as the SQL WHERE
 //! clause of `bandmap_db::bands::admin::list_bands_sql`, evaluated on [`SearchRow`]s.
 
+use super::compact::View;
 use bandmap_db::bands::admin::BandFilter;
-use bandmap_db::bands::admin::search::{LoweredPatterns, SearchRow};
+use bandmap_db::bands::admin::search::LoweredPatterns;
 use bandmap_db::like::contained_literal;
 use memchr::memmem::Finder;
 
@@ -64,35 +65,34 @@ impl Matcher {
     }
 
     /// Whether `r` passes every active filter.
-    pub fn matches(&self, r: &SearchRow) -> bool {
+    pub fn matches(&self, r: &View<'_>) -> bool {
         self.name_or_id(r)
-            && test_text(&self.location, r.location.as_deref())
-            && test_text(&self.themes, r.themes.as_deref())
-            && test_text(&self.genre, r.genre.as_deref())
+            && test_text(&self.location, r.location)
+            && test_text(&self.themes, r.themes)
+            && test_text(&self.genre, r.genre)
             && self.country_matches(r)
             && self
                 .status
                 .as_ref()
-                .is_none_or(|s| r.status.as_deref() == Some(s.as_str()))
+                .is_none_or(|s| r.status == Some(s.as_str()))
             && self.has_lat.is_none_or(|b| r.has_lat == b)
             && self.has_location.is_none_or(|b| r.has_location == b)
             && self.has_conflict.is_none_or(|b| r.has_conflict == b)
     }
 
     /// `q`: the name pattern, OR-ed with the exact id when `q` is numeric.
-    fn name_or_id(&self, r: &SearchRow) -> bool {
+    fn name_or_id(&self, r: &View<'_>) -> bool {
         match (&self.name, self.ma_id) {
-            (Some(p), Some(id)) => r.ma_id == id || p.test(Some(&r.name)),
-            (Some(p), None) => p.test(Some(&r.name)),
+            (Some(p), Some(id)) => r.ma_id == id || p.test(Some(r.name)),
+            (Some(p), None) => p.test(Some(r.name)),
             (None, Some(id)) => r.ma_id == id,
             (None, None) => true,
         }
     }
 
-    fn country_matches(&self, r: &SearchRow) -> bool {
+    fn country_matches(&self, r: &View<'_>) -> bool {
         self.country.as_ref().is_none_or(|(name, code)| {
-            r.country.as_deref() == Some(name.as_str())
-                || r.country_code.as_deref() == Some(code.as_str())
+            r.country == Some(name.as_str()) || r.country_code == Some(code.as_str())
         })
     }
 }

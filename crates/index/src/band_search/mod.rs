@@ -16,6 +16,7 @@
 //! rows, a truncated table, a copy older than the tombstones, or a filter this module does
 //! not model make the caller use the SQL list while a new copy loads in the background.
 
+mod compact;
 mod matcher;
 mod table;
 

@@ -2,6 +2,7 @@
 //! the exact total and the ids of the page (or a small superset PostgreSQL finishes
 //! ordering).
 
+use super::compact::{Row, Strings};
 use super::matcher::Matcher;
 use bandmap_db::bands::admin::search::SearchRow;
 use bandmap_db::bands::admin::{BandSort, Selection, SortKey};
@@ -11,11 +12,12 @@ use std::collections::HashMap;
 /// known in memory; a bigger one leaves the whole list to SQL.
 pub const MAX_CANDIDATES: usize = 20_000;
 
-/// Every band, by slot.
+/// Every band, by slot, in compact form (`compact.rs`).
 #[derive(Debug, Default, Clone)]
 pub struct SearchTable {
-    rows: Vec<SearchRow>,
-    slots: HashMap<i64, usize>,
+    rows: Vec<Row>,
+    strings: Strings,
+    slots: HashMap<i64, u32>,
     unranked: usize,
 }
 
@@ -24,10 +26,10 @@ type Key = (bool, i64, i64);
 
 /// A row's key under `sort`, or `None` when its position in a text order is not known
 /// (it changed after the ranks were computed).
-fn key(r: &SearchRow, sort: BandSort) -> Option<Key> {
+fn key(r: &Row, sort: BandSort) -> Option<Key> {
     let (null, primary, tie) = match sort.key {
-        SortKey::Name => (false, r.name_rank?, 0),
-        SortKey::Country => (r.country.is_none(), r.country_rank?, 0),
+        SortKey::Name => (false, r.name_rank()?, 0),
+        SortKey::Country => (r.country_is_null(), r.country_rank()?, 0),
         SortKey::MaId => (false, r.ma_id, 0),
         SortKey::FormedYear => (
             r.formed_year.is_none(),
@@ -46,14 +48,34 @@ fn key(r: &SearchRow, sort: BandSort) -> Option<Key> {
 
 impl SearchTable {
     /// A table of freshly loaded rows (with their ranks).
+    /// Each row is packed as it is taken, so its strings are freed while the table
+    /// grows.
     pub fn new(rows: Vec<SearchRow>) -> SearchTable {
-        let slots = rows.iter().enumerate().map(|(i, r)| (r.ma_id, i)).collect();
-        let unranked = rows.iter().filter(|r| r.name_rank.is_none()).count();
+        let mut strings = Strings::default();
+        let mut packed = Vec::with_capacity(rows.len());
+        packed.extend(rows.into_iter().map(|r| Row::pack(r, &mut strings)));
+        let slots = packed
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.ma_id, i as u32))
+            .collect();
+        let unranked = packed.iter().filter(|r| r.name_rank().is_none()).count();
         SearchTable {
-            rows,
+            rows: packed,
+            strings,
             slots,
             unranked,
         }
+    }
+
+    /// Approximate bytes held by the rows (without the allocator's overhead).
+    pub fn approx_bytes(&self) -> usize {
+        self.rows.iter().map(Row::bytes).sum::<usize>() + self.slots.capacity() * 17
+    }
+
+    /// The rows as loaded (tests).
+    pub fn rows(&self) -> impl Iterator<Item = SearchRow> + '_ {
+        self.rows.iter().map(|r| r.unpack(&self.strings))
     }
 
     /// Bands held.
@@ -73,23 +95,19 @@ impl SearchTable {
 
     /// Inserts or replaces a changed row (which carries no ranks). A rank survives when
     /// its sort text did not change: the row keeps its place among the unchanged rows.
-    pub fn upsert(&mut self, mut row: SearchRow) {
+    pub fn upsert(&mut self, row: SearchRow) {
+        let mut row = Row::pack(row, &mut self.strings);
         match self.slots.get(&row.ma_id) {
             Some(&slot) => {
-                let old = &self.rows[slot];
-                if old.name == row.name {
-                    row.name_rank = old.name_rank;
-                }
-                if old.country == row.country {
-                    row.country_rank = old.country_rank;
-                }
-                self.unranked -= usize::from(old.name_rank.is_none());
-                self.unranked += usize::from(row.name_rank.is_none());
-                self.rows[slot] = row;
+                let old = &self.rows[slot as usize];
+                row.keep_ranks_of(old);
+                self.unranked -= usize::from(old.name_rank().is_none());
+                self.unranked += usize::from(row.name_rank().is_none());
+                self.rows[slot as usize] = row;
             }
             None => {
-                self.unranked += usize::from(row.name_rank.is_none());
-                self.slots.insert(row.ma_id, self.rows.len());
+                self.unranked += usize::from(row.name_rank().is_none());
+                self.slots.insert(row.ma_id, self.rows.len() as u32);
                 self.rows.push(row);
             }
         }
@@ -100,9 +118,9 @@ impl SearchTable {
         let Some(slot) = self.slots.remove(&ma_id) else {
             return;
         };
-        let gone = self.rows.swap_remove(slot);
-        self.unranked -= usize::from(gone.name_rank.is_none());
-        if let Some(moved) = self.rows.get(slot) {
+        let gone = self.rows.swap_remove(slot as usize);
+        self.unranked -= usize::from(gone.name_rank().is_none());
+        if let Some(moved) = self.rows.get(slot as usize) {
             self.slots.insert(moved.ma_id, slot);
         }
     }
@@ -118,7 +136,11 @@ impl SearchTable {
     ) -> Option<Selection> {
         let mut known: Vec<(Key, i64)> = Vec::new();
         let mut unknown: Vec<i64> = Vec::new();
-        for r in self.rows.iter().filter(|r| m.matches(r)) {
+        for r in self
+            .rows
+            .iter()
+            .filter(|r| m.matches(&r.view(&self.strings)))
+        {
             match key(r, sort) {
                 Some(k) => known.push((k, r.ma_id)),
                 None => unknown.push(r.ma_id),
@@ -281,7 +303,7 @@ mod tests {
                 initial.into_iter().enumerate().map(|(i, f)| row(i as i64 + 1, f)).collect(),
             );
             let mut truth: std::collections::BTreeMap<i64, SearchRow> =
-                table.rows.iter().map(|r| (r.ma_id, r.clone())).collect();
+                table.rows().map(|r| (r.ma_id, r)).collect();
             for (id, f) in changes {
                 table.upsert(row(id, f.clone()));
                 truth.insert(id, row(id, f));
@@ -293,7 +315,7 @@ mod tests {
             prop_assert_eq!(table.len(), truth.len());
             prop_assert_eq!(
                 table.unranked(),
-                table.rows.iter().filter(|r| r.name_rank.is_none()).count()
+                table.rows().filter(|r| r.name_rank.is_none()).count()
             );
             let filter = BandFilter { has_lat, ..BandFilter::default() };
             let m = Matcher::new(&filter, &[None, None, None, None]).unwrap();

@@ -23,10 +23,11 @@ struct Key {
     zoom: u8,
     bbox: [u64; 4],
     filter: Filter,
+    breakdown: bool,
 }
 
 impl Key {
-    fn of(q: &ClusterQuery) -> Key {
+    fn with(q: &ClusterQuery, breakdown: bool) -> Key {
         let b = &q.bbox;
         Key {
             zoom: q.zoom,
@@ -37,6 +38,7 @@ impl Key {
                 b.max_lat.to_bits(),
             ],
             filter: q.filter.clone(),
+            breakdown,
         }
     }
 }
@@ -112,11 +114,18 @@ impl Snapshot {
     /// The GeoJSON answer of `q`: kept from an earlier identical query of this snapshot, or
     /// computed now (outside the cache lock) and kept.
     pub fn geojson(&self, q: &ClusterQuery) -> Arc<[u8]> {
-        let key = Key::of(q);
+        self.geojson_with(q, false)
+    }
+
+    /// [`Snapshot::geojson`], with the family breakdown when `breakdown` (kept apart from
+    /// the answer without it).
+    pub fn geojson_with(&self, q: &ClusterQuery, breakdown: bool) -> Arc<[u8]> {
+        let key = Key::with(q, breakdown);
         if let Some(body) = self.bodies.get(&key) {
             return body;
         }
-        let body: Arc<[u8]> = crate::map::geojson::write(self, &self.query(q)).into();
+        let result = self.query_with(q, breakdown);
+        let body: Arc<[u8]> = crate::map::geojson::write_with(self, &result, breakdown).into();
         self.bodies.put(key, body.clone());
         body
     }
@@ -135,33 +144,42 @@ mod tests {
         }
     }
 
+    impl Key {
+        fn with_plain(q: &ClusterQuery) -> Key {
+            Key::with(q, false)
+        }
+    }
+
     #[test]
     fn bounded_in_entries_and_bytes_least_recently_used_first() {
         let c = BodyCache::default();
         let body = |n: usize| -> Arc<[u8]> { vec![b'x'; n].into() };
         for z in 0..=20u8 {
             for g in 0..20 {
-                c.put(Key::of(&q(z, Some(&format!("g{g}")))), body(10));
+                c.put(Key::with_plain(&q(z, Some(&format!("g{g}")))), body(10));
             }
         }
         assert_eq!(c.len(), MAX_ENTRIES);
         assert_eq!(c.bytes(), MAX_ENTRIES * 10);
         // Too big to keep.
-        c.put(Key::of(&q(3, None)), body(MAX_BODY_BYTES + 1));
-        assert!(c.get(&Key::of(&q(3, None))).is_none());
+        c.put(Key::with_plain(&q(3, None)), body(MAX_BODY_BYTES + 1));
+        assert!(c.get(&Key::with_plain(&q(3, None))).is_none());
         // The byte budget evicts the least recently used first.
         let c = BodyCache::default();
-        let a = Key::of(&q(1, None));
-        let b = Key::of(&q(2, None));
+        let a = Key::with_plain(&q(1, None));
+        let b = Key::with_plain(&q(2, None));
         c.put(a.clone(), body(MAX_BODY_BYTES));
         c.put(b.clone(), body(MAX_BODY_BYTES));
         assert!(c.get(&a).is_some()); // a is now more recent than b
         let fit = MAX_BYTES / MAX_BODY_BYTES;
         for g in 0..fit - 2 {
-            c.put(Key::of(&q(3, Some(&format!("g{g}")))), body(MAX_BODY_BYTES));
+            c.put(
+                Key::with_plain(&q(3, Some(&format!("g{g}")))),
+                body(MAX_BODY_BYTES),
+            );
         }
         assert_eq!(c.len(), fit, "up to the byte budget, nothing is evicted");
-        c.put(Key::of(&q(4, None)), body(MAX_BODY_BYTES));
+        c.put(Key::with_plain(&q(4, None)), body(MAX_BODY_BYTES));
         assert!(c.bytes() <= MAX_BYTES);
         assert_eq!(c.len(), fit);
         assert!(c.get(&b).is_none(), "b was the least recently used");

@@ -3,6 +3,7 @@
 //! and its cluster levels are built lazily from that list. Indexes of the most recently
 //! used filters are kept per snapshot.
 
+use crate::map::family::MixIndex;
 use crate::map::levels::{self, Level, Selection};
 use crate::map::snapshot::Snapshot;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -24,6 +25,8 @@ pub struct Filter {
     pub year_min: Option<i32>,
     /// `formed_year <= year_max` (NULL years excluded).
     pub year_max: Option<i32>,
+    /// Genre families kept (bits of [`crate::map::Family::bit`]); 0 = every family.
+    pub families: u16,
 }
 
 impl Filter {
@@ -46,7 +49,14 @@ impl Filter {
             status: norm(status),
             year_min,
             year_max,
+            families: 0,
         }
+    }
+
+    /// The same filter keeping only the bands of the families in `mask` (0 = all).
+    pub fn with_families(mut self, mask: u16) -> Filter {
+        self.families = mask & ((1 << crate::map::family::COUNT) - 1);
+        self
     }
 
     /// Whether the filter lets every point through.
@@ -67,6 +77,11 @@ impl Filter {
         let country = StringTable::new(snap, self.country.as_deref());
         let status = StringTable::new(snap, self.status.as_deref());
         let years = YearRange::new(self.year_min, self.year_max);
+        let families = if self.families == 0 {
+            u16::MAX
+        } else {
+            self.families
+        };
         let b = &snap.bands;
         let mut bits = vec![0u64; snap.len().div_ceil(64)];
         let mut kept = 0usize;
@@ -74,7 +89,8 @@ impl Filter {
             let j = j as usize;
             let ok = years.contains(b.formed_year[j])
                 & (country.hit(b.country[j]) | country.hit(b.country_code[j]))
-                & status.hit(b.status[j]);
+                & status.hit(b.status[j])
+                & ((families >> b.family[j]) & 1 == 1);
             if ok {
                 let points = snap.band_points.get(j as u32);
                 for &p in points {
@@ -176,6 +192,7 @@ pub struct FilterIndex {
     uses: AtomicU64,
     matched: OnceLock<Vec<u32>>,
     levels: Vec<OnceLock<Level>>,
+    mix: OnceLock<MixIndex>,
 }
 
 impl FilterIndex {
@@ -188,6 +205,7 @@ impl FilterIndex {
             uses: AtomicU64::new(0),
             matched: OnceLock::new(),
             levels: (0..=levels::PRE_LEVEL).map(|_| OnceLock::new()).collect(),
+            mix: OnceLock::new(),
         }
     }
 
@@ -207,6 +225,19 @@ impl FilterIndex {
         self.levels
             .get(level as usize)
             .is_some_and(|l| l.get().is_some())
+    }
+
+    /// Family counts over ranges of the matching points' positions (built on first need:
+    /// only queries asking for the family breakdown use it).
+    pub fn mix(&self, snap: &Snapshot) -> &MixIndex {
+        self.mix.get_or_init(|| {
+            MixIndex::build(
+                self.matched()
+                    .iter()
+                    .map(|&p| snap.mix.at(p as usize))
+                    .collect(),
+            )
+        })
     }
 
     /// The level `level` (≤ [`levels::PRE_LEVEL`]) over the matching points.

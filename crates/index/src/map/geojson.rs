@@ -1,12 +1,22 @@
 //! Writing an answer as a GeoJSON FeatureCollection, straight into bytes (no intermediate
 //! JSON tree). Coordinates are finite by construction (database CHECKs).
 
+use crate::map::family::{Family, Mix};
 use crate::map::query::{Feature, QueryResult};
 use crate::map::snapshot::Snapshot;
 use std::fmt::Write as _;
 
-/// Serialises `result` (features of `snap`).
+/// Serialises `result` (features of `snap`). When `result` carries the family breakdown,
+/// each cluster gets `"families":{"black":N,…}` (non-zero families, in [`Family::ALL`]
+/// order) and each single point `"family":"…"`; otherwise the bytes are those of the
+/// CONTRACT's shape alone.
 pub fn write(snap: &Snapshot, result: &QueryResult) -> Vec<u8> {
+    write_with(snap, result, result.mixes.is_some())
+}
+
+/// [`write`], with `families` forcing the points' `family` member (zoom ≥ 17 answers have
+/// no cluster, so no mixes, but their points still carry their family).
+pub fn write_with(snap: &Snapshot, result: &QueryResult, families: bool) -> Vec<u8> {
     let mut s = String::with_capacity(64 + result.features.len() * 160);
     s.push_str(r#"{"type":"FeatureCollection","features":["#);
     for (n, f) in result.features.iter().enumerate() {
@@ -24,10 +34,21 @@ pub fn write(snap: &Snapshot, result: &QueryResult) -> Vec<u8> {
                 point_head(&mut s, lon, lat);
                 let _ = write!(
                     s,
-                    r#""cluster":true,"count":{count},"expansion_zoom":{expansion_zoom}}}}}"#
+                    r#""cluster":true,"count":{count},"expansion_zoom":{expansion_zoom}"#
                 );
+                if let Some(mix) = result.mixes.as_ref().and_then(|m| m.get(n)) {
+                    families_member(&mut s, mix);
+                }
+                s.push_str("}}");
             }
-            Feature::Point { idx, .. } => single(&mut s, snap, idx as usize),
+            Feature::Point { idx, .. } => {
+                single(&mut s, snap, idx as usize);
+                if families {
+                    let band = snap.points.band[idx as usize];
+                    let _ = write!(s, r#","family":"{}""#, snap.band_family(band).name());
+                }
+                s.push_str("}}");
+            }
         }
     }
     s.push(']');
@@ -74,7 +95,25 @@ fn single(s: &mut String, snap: &Snapshot, i: usize) {
     json_str(s, Some(snap.texts.get(p.location_raw[i])));
     s.push_str(r#","step_label":"#);
     json_str(s, snap.string(p.step_label[i]));
-    let _ = write!(s, r#","step_order":{}}}}}"#, p.step_order[i]);
+    let _ = write!(s, r#","step_order":{}"#, p.step_order[i]);
+}
+
+/// `,"families":{"black":3,"doom":1}`: the non-zero counts in family order.
+fn families_member(s: &mut String, mix: &Mix) {
+    s.push_str(r#","families":{"#);
+    let mut first = true;
+    for f in Family::ALL {
+        let n = mix[f as usize];
+        if n == 0 {
+            continue;
+        }
+        if !first {
+            s.push(',');
+        }
+        first = false;
+        let _ = write!(s, r#""{}":{n}"#, f.name());
+    }
+    s.push('}');
 }
 
 fn json_str(s: &mut String, v: Option<&str>) {

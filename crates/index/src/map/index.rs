@@ -61,7 +61,7 @@ impl MapIndex {
         if !self.loaded.load(Ordering::Acquire) {
             let _guard = self.loading.lock().await;
             if !self.loaded.load(Ordering::Acquire) {
-                self.load_and_install(pool, Snapshot::build).await?;
+                self.load_and_install(pool, Snapshot::from_staged).await?;
             }
         }
         Ok(self.current())
@@ -77,20 +77,20 @@ impl MapIndex {
         {
             return Ok(false);
         }
-        self.load_and_install(pool, Snapshot::build).await?;
+        self.load_and_install(pool, Snapshot::from_staged).await?;
         Ok(true)
     }
 
     /// Rebuilds unconditionally.
     pub async fn reload(&self, pool: &PgPool) -> Result<(), LoadError> {
-        self.reload_with(pool, Snapshot::build).await
+        self.reload_with(pool, Snapshot::from_staged).await
     }
 
     /// [`MapIndex::reload`] with another snapshot builder (tests inject a failing one). On
     /// failure the previous snapshot stays in use and the next refresh retries.
     pub async fn reload_with<F>(&self, pool: &PgPool, build: F) -> Result<(), LoadError>
     where
-        F: FnOnce(i64, Vec<crate::map::PointRow>) -> Snapshot + Send + 'static,
+        F: FnOnce(i64, crate::map::snapshot::Staged) -> Snapshot + Send + 'static,
     {
         let _guard = self.loading.lock().await;
         self.load_and_install(pool, build).await
@@ -98,7 +98,7 @@ impl MapIndex {
 
     async fn load_and_install<F>(&self, pool: &PgPool, build: F) -> Result<(), LoadError>
     where
-        F: FnOnce(i64, Vec<crate::map::PointRow>) -> Snapshot + Send + 'static,
+        F: FnOnce(i64, crate::map::snapshot::Staged) -> Snapshot + Send + 'static,
     {
         let started = std::time::Instant::now();
         match load::load_with(pool, build).await {

@@ -2,6 +2,7 @@
 //! non-empty grid cells of a level with their precomputed aggregates, and the aggregation of
 //! a run of points into cells (used for cells cut by the bbox and for fine levels).
 
+use crate::map::family::{COUNT, Mix, MixIndex};
 use crate::map::grid;
 use crate::map::snapshot::Points;
 
@@ -123,18 +124,50 @@ pub fn build_level(points: &Points, sel: Selection<'_>, level: u32) -> Level {
     Level { cells }
 }
 
+/// Aggregates of one answer, in the order found, and — when the family breakdown is asked
+/// for — the family counts of each (same index).
+#[derive(Debug, Default)]
+pub struct Aggs {
+    /// Cell aggregates.
+    pub aggs: Vec<Agg>,
+    /// Family counts of each aggregate; `None` = not asked for.
+    pub mixes: Option<Vec<Mix>>,
+}
+
+impl Aggs {
+    /// An empty set; `breakdown` = keep the family counts.
+    pub fn new(breakdown: bool) -> Aggs {
+        Aggs {
+            aggs: Vec::new(),
+            mixes: breakdown.then(Vec::new),
+        }
+    }
+
+    /// Adds a precomputed aggregate; `mix` gives its family counts (called only when they
+    /// are kept).
+    pub fn push_cell(&mut self, agg: Agg, mix: impl FnOnce() -> Mix) {
+        self.aggs.push(agg);
+        if let Some(m) = self.mixes.as_mut() {
+            m.push(mix());
+        }
+    }
+}
+
 /// Aggregates the selected points at positions `start..end` that lie in `bbox` into cells of
-/// `level`, appending one [`Agg`] per non-empty cell.
+/// `level`, appending one [`Agg`] per non-empty cell (`families`: each point's family, for
+/// the breakdown).
 pub fn aggregate_run(
     points: &Points,
+    families: &MixIndex,
     sel: Selection<'_>,
     (start, end): (usize, usize),
     level: u32,
     bbox: &crate::map::Bbox,
-    out: &mut Vec<Agg>,
+    out: &mut Aggs,
 ) {
     aggregate_points(
         points,
+        families,
         (start..end).map(|pos| sel.at(pos)),
         level,
         bbox,
@@ -146,25 +179,36 @@ pub fn aggregate_run(
 /// those whose bit is set in `bits` (a filter not yet resolved into a list and levels).
 pub fn aggregate_masked(
     points: &Points,
+    families: &MixIndex,
     bits: &[u64],
     (start, end): (usize, usize),
     level: u32,
     bbox: &crate::map::Bbox,
-    out: &mut Vec<Agg>,
+    out: &mut Aggs,
 ) {
     let kept = (start..end).filter(|&i| (bits[i / 64] >> (i % 64)) & 1 == 1);
-    aggregate_points(points, kept, level, bbox, out);
+    aggregate_points(points, families, kept, level, bbox, out);
 }
 
 /// Aggregates the points `idx` (ascending) that lie in `bbox` into cells of `level`.
 fn aggregate_points(
     points: &Points,
+    families: &MixIndex,
     idx: impl Iterator<Item = usize>,
     level: u32,
     bbox: &crate::map::Bbox,
-    out: &mut Vec<Agg>,
+    out: &mut Aggs,
 ) {
+    let breakdown = out.mixes.is_some();
     let mut current: Option<Agg> = None;
+    let mut mix: Mix = [0; COUNT];
+    let flush = |a: Agg, m: &mut Mix, out: &mut Aggs| {
+        out.aggs.push(a);
+        if let Some(ms) = out.mixes.as_mut() {
+            ms.push(*m);
+            *m = [0; COUNT];
+        }
+    };
     for i in idx {
         let (lon, lat) = (points.lon[i], points.lat[i]);
         if !bbox.contains(lon, lat) {
@@ -181,7 +225,7 @@ fn aggregate_points(
             }
             _ => {
                 if let Some(done) = current.take() {
-                    out.push(done);
+                    flush(done, &mut mix, out);
                 }
                 current = Some(Agg {
                     key,
@@ -194,8 +238,11 @@ fn aggregate_points(
                 });
             }
         }
+        if breakdown {
+            mix[usize::from(families.at(i)).min(COUNT - 1)] += 1;
+        }
     }
     if let Some(done) = current {
-        out.push(done);
+        flush(done, &mut mix, out);
     }
 }

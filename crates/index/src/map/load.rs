@@ -1,8 +1,8 @@
 //! Building a snapshot from the points `bandmap_db::map_points` reads.
 
-use crate::map::snapshot::Snapshot;
+use crate::map::snapshot::{Snapshot, Staged};
 use bandmap_db::PgPool;
-use bandmap_db::map_points::{self, PointRow};
+use bandmap_db::map_points;
 
 /// Why a load failed.
 #[derive(Debug, thiserror::Error)]
@@ -28,18 +28,19 @@ pub async fn is_stale(pool: &PgPool, snap: &Snapshot) -> Result<bool, LoadError>
 /// Loads a new snapshot: the counter, then in-flight writers and rows from one
 /// repeatable-read transaction.
 pub async fn load(pool: &PgPool) -> Result<Snapshot, LoadError> {
-    load_with(pool, Snapshot::build).await
+    load_with(pool, Snapshot::from_staged).await
 }
 
 /// [`load`] with another snapshot builder (tests inject a failing one).
 #[tracing::instrument(skip_all)]
 pub async fn load_with<F>(pool: &PgPool, build: F) -> Result<Snapshot, LoadError>
 where
-    F: FnOnce(i64, Vec<PointRow>) -> Snapshot + Send + 'static,
+    F: FnOnce(i64, Staged) -> Snapshot + Send + 'static,
 {
     let version = map_points::data_version(pool).await?;
-    let points = map_points::load_points(pool).await?;
-    let (rows, pending) = (points.rows, points.pending_xids);
+    // Each row is packed as it arrives: the owned rows never exist together.
+    let mut rows = Staged::default();
+    let pending = map_points::load_points_each(pool, |r| rows.push(r)).await?;
     let n = rows.len();
     let started = std::time::Instant::now();
     // A panic must not install an empty snapshot under the current version: the map would

@@ -4,6 +4,7 @@
 //! refresh task that swaps in a new snapshot when `map_data_version` moves.
 
 pub mod bodies;
+pub mod family;
 pub mod filter;
 pub mod geojson;
 pub mod grid;
@@ -16,6 +17,7 @@ pub mod query;
 pub mod snapshot;
 
 pub use bandmap_db::map_points::PointRow;
+pub use family::Family;
 pub use filter::Filter;
 pub use index::MapIndex;
 pub use load::{LoadError, data_version, load};

@@ -2,9 +2,10 @@
 //! pick the cells the bbox touches, use precomputed aggregates for cells wholly inside the
 //! bbox and re-aggregate the points of the others.
 
+use crate::map::family::Mix;
 use crate::map::filter::{Filter, FilterIndex};
 use crate::map::grid::{self, MAX_LEVEL};
-use crate::map::levels::{self, Agg, Cell, Level, PRE_LEVEL, Selection};
+use crate::map::levels::{self, Agg, Aggs, Cell, Level, PRE_LEVEL, Selection};
 use crate::map::snapshot::Snapshot;
 
 /// Most cells a clustered answer may cover (so at most about this many features, see
@@ -140,6 +141,10 @@ pub struct QueryResult {
     pub features: Vec<Feature>,
     /// Whether points beyond [`MAX_POINTS`] were left out.
     pub truncated: bool,
+    /// With the family breakdown: the family counts of each feature (same index; a single
+    /// point counts its band's family once). `None` without it, and for zoom ≥ 17 answers
+    /// (single points only: each carries its family).
+    pub mixes: Option<Vec<Mix>>,
 }
 
 /// `expansion_zoom` of a cluster seen at `zoom`.
@@ -152,10 +157,19 @@ pub fn expansion_zoom(first_m: u64, last_m: u64, zoom: u8) -> u8 {
 impl Snapshot {
     /// Answers a query.
     pub fn query(&self, q: &ClusterQuery) -> QueryResult {
+        self.query_with(q, false)
+    }
+
+    /// Answers a query; `breakdown` = also count each cluster's genre families
+    /// ([`QueryResult::mixes`]). The features are the same either way.
+    pub fn query_with(&self, q: &ClusterQuery, breakdown: bool) -> QueryResult {
         let plan = plan(&q.bbox, q.zoom);
         let index: Option<std::sync::Arc<FilterIndex>> =
             (!q.filter.is_empty()).then(|| self.filter_index(&q.filter));
-        if let Some(result) = index.as_ref().and_then(|ix| self.query_masked(ix, q, plan)) {
+        if let Some(result) = index
+            .as_ref()
+            .and_then(|ix| self.query_masked(ix, q, plan, breakdown))
+        {
             return result;
         }
         let sel = match &index {
@@ -171,23 +185,47 @@ impl Snapshot {
         if plan.individual {
             return self.individual(sel, level_of(PRE_LEVEL), &q.bbox);
         }
-        let mut aggs = Vec::new();
+        // Family counts over positions of the selection (precomputed cells).
+        let mix_of = |start: u32, end: u32| -> Mix {
+            let mix = match &index {
+                Some(ix) => ix.mix(self),
+                None => &self.mix,
+            };
+            mix.count(start as usize, end as usize)
+        };
+        let mut out = Aggs::new(breakdown);
         if plan.level <= PRE_LEVEL {
             for cell in candidates(level_of(plan.level), plan.level, &q.bbox) {
                 if q.bbox.contains_bounds(&cell.bounds) {
-                    aggs.push(cell.agg);
+                    out.push_cell(cell.agg, || mix_of(cell.start, cell.end));
                 } else {
                     let run = (cell.start as usize, cell.end as usize);
-                    levels::aggregate_run(&self.points, sel, run, plan.level, &q.bbox, &mut aggs);
+                    levels::aggregate_run(
+                        &self.points,
+                        &self.mix,
+                        sel,
+                        run,
+                        plan.level,
+                        &q.bbox,
+                        &mut out,
+                    );
                 }
             }
         } else {
             for cell in candidates(level_of(PRE_LEVEL), PRE_LEVEL, &q.bbox) {
                 let run = (cell.start as usize, cell.end as usize);
-                levels::aggregate_run(&self.points, sel, run, plan.level, &q.bbox, &mut aggs);
+                levels::aggregate_run(
+                    &self.points,
+                    &self.mix,
+                    sel,
+                    run,
+                    plan.level,
+                    &q.bbox,
+                    &mut out,
+                );
             }
         }
-        clustered(plan, aggs, q.zoom)
+        clustered(plan, out, q.zoom)
     }
 
     /// Answers a filtered query from the filter's point bitset and the unfiltered cells,
@@ -198,7 +236,13 @@ impl Snapshot {
     /// afterwards (a filter in use gets its levels, which answer repeated queries from
     /// precomputed cells). Aggregates equal those of the level path (same points, same
     /// ascending order). `None` = use the level path.
-    fn query_masked(&self, ix: &FilterIndex, q: &ClusterQuery, plan: Plan) -> Option<QueryResult> {
+    fn query_masked(
+        &self,
+        ix: &FilterIndex,
+        q: &ClusterQuery,
+        plan: Plan,
+        breakdown: bool,
+    ) -> Option<QueryResult> {
         let first = ix.first_use();
         if plan.individual {
             return None;
@@ -213,12 +257,20 @@ impl Snapshot {
         if span > limit {
             return None;
         }
-        let mut aggs = Vec::new();
+        let mut out = Aggs::new(breakdown);
         for cell in cells {
             let run = (cell.start as usize, cell.end as usize);
-            levels::aggregate_masked(&self.points, &ix.bits, run, plan.level, &q.bbox, &mut aggs);
+            levels::aggregate_masked(
+                &self.points,
+                &self.mix,
+                &ix.bits,
+                run,
+                plan.level,
+                &q.bbox,
+                &mut out,
+            );
         }
-        Some(clustered(plan, aggs, q.zoom))
+        Some(clustered(plan, out, q.zoom))
     }
 
     fn individual(&self, sel: Selection<'_>, coarse: &Level, bbox: &Bbox) -> QueryResult {
@@ -248,17 +300,33 @@ impl Snapshot {
                 .map(|idx| Feature::Point { key: 0, idx })
                 .collect(),
             truncated,
+            mixes: None,
         }
     }
 }
 
-/// The answer of a clustered plan: its cell aggregates in key order, as features.
-fn clustered(plan: Plan, mut aggs: Vec<Agg>, zoom: u8) -> QueryResult {
-    aggs.sort_unstable_by_key(|a| a.key);
+/// The answer of a clustered plan: its cell aggregates in key order, as features (the
+/// family counts, when kept, follow their aggregate).
+fn clustered(plan: Plan, out: Aggs, zoom: u8) -> QueryResult {
+    let Aggs { mut aggs, mixes } = out;
+    let mixes = match mixes {
+        None => {
+            aggs.sort_unstable_by_key(|a| a.key);
+            None
+        }
+        Some(mixes) => {
+            let mut pairs: Vec<(Agg, Mix)> = aggs.into_iter().zip(mixes).collect();
+            pairs.sort_unstable_by_key(|(a, _)| a.key);
+            let (a, m): (Vec<Agg>, Vec<Mix>) = pairs.into_iter().unzip();
+            aggs = a;
+            Some(m)
+        }
+    };
     QueryResult {
         plan,
         features: aggs.iter().map(|a| to_feature(a, zoom)).collect(),
         truncated: false,
+        mixes,
     }
 }
 
@@ -371,6 +439,110 @@ mod tests {
                 ix.level(&snap, g);
             }
             prop_assert_eq!(snap.query(&small), first);
+        }
+    }
+
+    /// Family counts of every cluster the slow way: each kept point in the bbox, by its
+    /// cell at the plan's level.
+    fn brute_mixes(snap: &Snapshot, q: &ClusterQuery, level: u32) -> Vec<(u64, Mix)> {
+        let mut by_key: std::collections::BTreeMap<u64, Mix> = Default::default();
+        let ix = (!q.filter.is_empty()).then(|| snap.filter_index(&q.filter));
+        for i in 0..snap.len() {
+            if let Some(ix) = &ix
+                && (ix.bits[i / 64] >> (i % 64)) & 1 == 0
+            {
+                continue;
+            }
+            if !q.bbox.contains(snap.points.lon[i], snap.points.lat[i]) {
+                continue;
+            }
+            let key = grid::key_at(snap.points.morton[i], level);
+            by_key.entry(key).or_insert([0; crate::map::family::COUNT])
+                [usize::from(snap.mix.at(i))] += 1;
+        }
+        by_key.into_iter().collect()
+    }
+
+    proptest! {
+        /// The breakdown's counts are the families of each feature's points (level path,
+        /// bitset path, precomputed and cut cells, fine levels), and asking for it changes
+        /// no feature.
+        #[test]
+        fn breakdown_counts_equal_a_plain_count(
+            coords in proptest::collection::vec((-10.0f64..30.0, 35.0f64..70.0, 0u8..3), 2..300),
+            centre in (-10.0f64..30.0, 35.0f64..70.0),
+            zoom in 2u8..16,
+            filtered in any::<bool>(),
+            warm in any::<bool>(),
+        ) {
+            let snap = Snapshot::build(1, rows(&coords));
+            let filter = if filtered {
+                Filter::new(None, None, None, Some(1995), None)
+                    .with_families(crate::map::Family::Doom.bit())
+            } else {
+                Filter::default()
+            };
+            let half = 40.0 / f64::from(1u32 << zoom.saturating_sub(4));
+            let q = ClusterQuery {
+                bbox: Bbox {
+                    min_lon: centre.0 - half,
+                    min_lat: centre.1 - half / 2.0,
+                    max_lon: centre.0 + half,
+                    max_lat: centre.1 + half / 2.0,
+                },
+                zoom,
+                filter: filter.clone(),
+            };
+            if warm && filtered {
+                let ix = snap.filter_index(&filter);
+                for g in 0..=PRE_LEVEL {
+                    ix.level(&snap, g);
+                }
+            }
+            let with = snap.query_with(&q, true);
+            let plain = snap.query(&q);
+            prop_assert_eq!(&with.features, &plain.features);
+            prop_assert!(plain.mixes.is_none());
+            let mixes = with.mixes.clone().unwrap_or_default();
+            prop_assert_eq!(mixes.len(), with.features.len());
+            let want = brute_mixes(&snap, &q, with.plan.level);
+            let got: Vec<(u64, Mix)> = with
+                .features
+                .iter()
+                .zip(&mixes)
+                .map(|(f, m)| match *f {
+                    Feature::Cluster { key, .. } | Feature::Point { key, .. } => (key, *m),
+                })
+                .collect();
+            prop_assert_eq!(got, want);
+        }
+
+        /// The family filter keeps exactly the points of bands of those families.
+        #[test]
+        fn the_family_filter_keeps_the_bands_of_its_families(
+            coords in proptest::collection::vec((-10.0f64..30.0, 35.0f64..70.0, 0u8..3), 2..200),
+            mask in 1u16..4,
+        ) {
+            let snap = Snapshot::build(1, rows(&coords));
+            let mask = (if mask & 1 == 1 { crate::map::Family::Black.bit() } else { 0 })
+                | (if mask & 2 == 2 { crate::map::Family::Doom.bit() } else { 0 });
+            let filter = Filter::default().with_families(mask);
+            let ix = snap.filter_index(&filter);
+            let want = (0..snap.len())
+                .filter(|&i| (mask >> snap.mix.at(i)) & 1 == 1)
+                .count();
+            prop_assert_eq!(ix.count, want);
+            let q = ClusterQuery { bbox: Bbox::WORLD, zoom: 0, filter };
+            let total: u32 = snap
+                .query(&q)
+                .features
+                .iter()
+                .map(|f| match f {
+                    Feature::Cluster { count, .. } => *count,
+                    Feature::Point { .. } => 1,
+                })
+                .sum();
+            prop_assert_eq!(total as usize, want);
         }
     }
 

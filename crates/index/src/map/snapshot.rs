@@ -2,6 +2,7 @@
 //! columns with interned strings, the precomputed unfiltered cluster levels and the cache
 //! of filter indexes. Immutable once built; a refresh builds a new one.
 
+use crate::map::family::{Family, MixIndex};
 use crate::map::filter::FilterCache;
 use crate::map::grid;
 use crate::map::groups::Groups;
@@ -10,21 +11,87 @@ use crate::map::levels::{self, Level};
 pub use bandmap_db::map_points::PointRow;
 use std::hash::{Hash, Hasher};
 
-/// Feeds every field of a row to a content hash (floats by their bits).
-fn hash_row(r: &PointRow, h: &mut impl Hasher) {
-    r.location_id.hash(h);
-    r.ma_id.hash(h);
-    r.lon.to_bits().hash(h);
-    r.lat.to_bits().hash(h);
-    r.step_order.hash(h);
-    r.step_label.hash(h);
-    r.location_raw.hash(h);
-    r.name.hash(h);
-    r.genre.hash(h);
-    r.country.hash(h);
-    r.country_code.hash(h);
-    r.status.hash(h);
-    r.formed_year.hash(h);
+/// Source rows packed as they are read: short values interned, texts in one arena, ~70
+/// bytes a row instead of a [`PointRow`]'s seven owned strings (~450 bytes with the
+/// allocator's overhead). The load hands each row here as it is decoded, so the rows of a
+/// rebuild never exist as owned strings together (docs/performance.md "Serve memory").
+#[derive(Debug, Default)]
+pub struct Staged {
+    rows: Vec<StagedRow>,
+    strings: Interner,
+    texts: TextArena,
+}
+
+/// One packed source row.
+#[derive(Debug, Clone, Copy)]
+struct StagedRow {
+    location_id: i64,
+    ma_id: i64,
+    lon: f64,
+    lat: f64,
+    step_order: i32,
+    formed_year: Option<i32>,
+    step_label: u32,
+    location_raw: u32,
+    name: u32,
+    genre: u32,
+    country: u32,
+    country_code: u32,
+    status: u32,
+}
+
+impl Staged {
+    /// Packs one row (its strings are freed when it is dropped here).
+    pub fn push(&mut self, r: PointRow) {
+        let s = &mut self.strings;
+        let row = StagedRow {
+            location_id: r.location_id,
+            ma_id: r.ma_id,
+            lon: r.lon,
+            lat: r.lat,
+            step_order: r.step_order,
+            formed_year: r.formed_year,
+            step_label: s.intern_opt(r.step_label.as_deref()),
+            location_raw: self.texts.push(&r.location_raw),
+            name: self.texts.push(&r.name),
+            genre: s.intern_opt(r.genre.as_deref()),
+            country: s.intern_opt(r.country.as_deref()),
+            country_code: s.intern_opt(r.country_code.as_deref()),
+            status: s.intern_opt(r.status.as_deref()),
+        };
+        self.rows.push(row);
+    }
+
+    /// Rows packed.
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Whether no row was packed.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+}
+
+impl StagedRow {
+    /// Feeds every field of the source row to a content hash, in the row's column order
+    /// (floats by their bits; texts hash as the strings they were).
+    fn hash_content(&self, strings: &Interner, texts: &TextArena, h: &mut impl Hasher) {
+        let opt = |id: u32| (id != NONE).then(|| strings.get(id));
+        self.location_id.hash(h);
+        self.ma_id.hash(h);
+        self.lon.to_bits().hash(h);
+        self.lat.to_bits().hash(h);
+        self.step_order.hash(h);
+        opt(self.step_label).hash(h);
+        texts.get(self.location_raw).hash(h);
+        texts.get(self.name).hash(h);
+        opt(self.genre).hash(h);
+        opt(self.country).hash(h);
+        opt(self.country_code).hash(h);
+        opt(self.status).hash(h);
+        self.formed_year.hash(h);
+    }
 }
 
 /// Band columns (one entry per band with at least one point).
@@ -44,6 +111,8 @@ pub struct Bands {
     pub status: Vec<u32>,
     /// Formation year.
     pub formed_year: Vec<Option<i32>>,
+    /// Genre family (`Family as u8`, derived from the genre text).
+    pub family: Vec<u8>,
 }
 
 impl Bands {
@@ -72,6 +141,7 @@ impl Bands {
             country_code: permute(&self.country_code, &order),
             status: permute(&self.status, &order),
             formed_year: permute(&self.formed_year, &order),
+            family: permute(&self.family, &order),
         }
     }
 }
@@ -128,21 +198,36 @@ pub struct Snapshot {
     pub filters: FilterCache,
     /// GeoJSON answers of recent queries.
     pub bodies: crate::map::bodies::BodyCache,
+    /// Family of each point (its band's) and family counts over point ranges.
+    pub mix: MixIndex,
 }
 
 impl Snapshot {
     /// Builds the snapshot from source rows.
-    pub fn build(version: i64, mut rows: Vec<PointRow>) -> Snapshot {
-        let mut strings = Interner::default();
-        let mut texts = TextArena::default();
+    pub fn build(version: i64, rows: Vec<PointRow>) -> Snapshot {
+        let mut staged = Staged::default();
+        for r in rows {
+            staged.push(r);
+        }
+        Snapshot::from_staged(version, staged)
+    }
+
+    /// Builds the snapshot from rows packed as they were read (`load.rs`).
+    pub fn from_staged(version: i64, staged: Staged) -> Snapshot {
+        let Staged {
+            rows,
+            strings,
+            texts,
+        } = staged;
         let mut bands = Bands::default();
         let mut band_of: std::collections::HashMap<i64, u32> = Default::default();
-        let mut keyed: Vec<(u64, i64, usize)> = rows
+        let mut family_of = FamilyOfGenre::default();
+        let mut keyed: Vec<(u64, i64, u32)> = rows
             .iter()
             .enumerate()
             .map(|(i, r)| {
                 let m = grid::morton(grid::cell_x(r.lon), grid::cell_y(r.lat));
-                (m, r.location_id, i)
+                (m, r.location_id, i as u32)
             })
             .collect();
         keyed.sort_unstable();
@@ -152,19 +237,18 @@ impl Snapshot {
         let mut fp = std::hash::DefaultHasher::new();
         env!("CARGO_PKG_VERSION").hash(&mut fp);
         for &(m, _, i) in &keyed {
-            let r = &mut rows[i];
-            hash_row(r, &mut fp);
+            let r = &rows[i as usize];
+            r.hash_content(&strings, &texts, &mut fp);
             let band = *band_of.entry(r.ma_id).or_insert_with(|| {
                 let idx = bands.ma_id.len() as u32;
                 bands.ma_id.push(r.ma_id);
-                bands.name.push(texts.push(&r.name));
-                bands.genre.push(strings.intern_opt(r.genre.as_deref()));
-                bands.country.push(strings.intern_opt(r.country.as_deref()));
-                bands
-                    .country_code
-                    .push(strings.intern_opt(r.country_code.as_deref()));
-                bands.status.push(strings.intern_opt(r.status.as_deref()));
+                bands.name.push(r.name);
+                bands.genre.push(r.genre);
+                bands.country.push(r.country);
+                bands.country_code.push(r.country_code);
+                bands.status.push(r.status);
                 bands.formed_year.push(r.formed_year);
+                bands.family.push(family_of.of(&strings, r.genre));
                 idx
             });
             points.lon.push(r.lon);
@@ -173,12 +257,10 @@ impl Snapshot {
             points.band.push(band);
             points.location_id.push(r.location_id);
             points.step_order.push(r.step_order);
-            points
-                .step_label
-                .push(strings.intern_opt(r.step_label.as_deref()));
-            points.location_raw.push(texts.push(&r.location_raw));
+            points.step_label.push(r.step_label);
+            points.location_raw.push(r.location_raw);
         }
-        drop(rows);
+        drop((rows, keyed, band_of));
         let bands = bands.grouped_by_genre(&mut points.band);
         let band_points = Groups::build(
             bands.ma_id.len(),
@@ -187,6 +269,13 @@ impl Snapshot {
         let genre_bands = Groups::build(
             strings.len(),
             bands.genre.iter().enumerate().map(|(j, &g)| (g, j as u32)),
+        );
+        let mix = MixIndex::build(
+            points
+                .band
+                .iter()
+                .map(|&b| bands.family[b as usize])
+                .collect(),
         );
         let all = levels::Selection::All(points.lon.len());
         let levels = (0..=levels::PRE_LEVEL)
@@ -205,6 +294,7 @@ impl Snapshot {
             levels,
             filters: FilterCache::new(crate::map::filter::CACHE_CAPACITY),
             bodies: Default::default(),
+            mix,
         }
     }
 
@@ -232,7 +322,7 @@ impl Snapshot {
     pub fn approx_bytes(&self) -> usize {
         let p = &self.points;
         let per_point = 8 + 8 + 8 + 4 + 8 + 4 + 4 + 4;
-        let per_band = 8 + 4 * 5 + 8;
+        let per_band = 8 + 4 * 5 + 8 + 1;
         let cells: usize = self.levels.iter().map(|l| l.cells.len()).sum();
         p.lon.len() * per_point
             + self.bands.ma_id.len() * per_band
@@ -241,5 +331,30 @@ impl Snapshot {
             + self.band_points.bytes()
             + self.genre_bands.bytes()
             + cells * std::mem::size_of::<levels::Cell>()
+            + self.mix.bytes()
+    }
+
+    /// The genre family of band `band`.
+    pub fn band_family(&self, band: u32) -> Family {
+        Family::from_index(
+            self.bands
+                .family
+                .get(band as usize)
+                .copied()
+                .unwrap_or(Family::Other as u8),
+        )
+    }
+}
+
+/// The family of each interned genre, derived once per distinct genre text.
+#[derive(Default)]
+struct FamilyOfGenre(std::collections::HashMap<u32, u8>);
+
+impl FamilyOfGenre {
+    fn of(&mut self, strings: &Interner, genre: u32) -> u8 {
+        *self
+            .0
+            .entry(genre)
+            .or_insert_with(|| Family::of_genre((genre != NONE).then(|| strings.get(genre))) as u8)
     }
 }
