@@ -20,6 +20,9 @@ pub struct AppState {
     /// The in-memory band search of the admin list (loaded on first use and at start by
     /// [`crate::public::start_background`]).
     pub band_search: Arc<bandmap_index::band_search::BandSearch>,
+    /// The offline gazetteer of the admin suggestions, loaded on first use (None inside:
+    /// the file could not be read).
+    pub gazetteer: Arc<tokio::sync::OnceCell<Option<Arc<bandmap_gazetteer::Gazetteer>>>>,
 }
 
 impl AppState {
@@ -31,6 +34,7 @@ impl AppState {
             clock: Arc::new(SystemClock),
             map: Arc::new(bandmap_index::map::MapIndex::new()),
             band_search: Arc::new(bandmap_index::band_search::BandSearch::new()),
+            gazetteer: Arc::new(tokio::sync::OnceCell::new()),
         }
     }
 }

@@ -44,6 +44,7 @@ pub const MIGRATIONS: &[Migration] = migrations![
     "017_geocoder.sql",
     "018_band_search.sql",
     "019_h1_provider_pacing.sql",
+    "023_activity_counters.sql",
 ];
 
 /// Key of the advisory lock held while migrating ("bandmap" in ASCII).

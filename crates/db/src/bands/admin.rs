@@ -8,6 +8,7 @@ mod edit;
 mod fields;
 mod list;
 pub mod search;
+mod unlock;
 
 pub use detail::{
     BandDetail, BandLlmCall, BandLocation, band_detail, llm_calls, llm_calls_total, locations,
@@ -16,6 +17,7 @@ pub use edit::{
     Audit, ConflictAction, CountryCodeOf, ResolveOutcome, patch_band, resolve_conflict,
 };
 pub use fields::{BandField, FieldValue};
+pub use unlock::{UnlockOutcome, unlock_field};
 pub use list::{
     BandFilter, BandListItem, BandSort, Selection, SortKey, explain, explain_selected_page,
     list_bands_sql, list_selected,
