@@ -9,7 +9,7 @@ export function lineChart({ id, title, x, series, width, xLabel = 'Jour', hourly
   const box = h('figure', { class: 'chart', id }, h('figcaption', null, title));
   const w = Math.max(280, Math.min(width || 800, 900));
   const scales = { x: { time: true } };
-  const axes = [{}];
+  const axes = [{ values: (u, vals) => vals.map((v) => fmtTick(v, hourly)) }];
   for (const s of series) {
     if (!scales[s.scale]) {
       scales[s.scale] = { auto: true, range: (u, min, max) => [0, Math.max(max, 1e-9) * 1.1] };
@@ -32,6 +32,10 @@ export function lineChart({ id, title, x, series, width, xLabel = 'Jour', hourly
   return { el: box, plot };
 }
 
+/** Axis ticks in French: "14 h" for hours, "25/11" for days. */
+const fmtTick = (v, hourly) => (hourly
+  ? `${new Date(v * 1000).getHours()} h`
+  : new Date(v * 1000).toLocaleDateString('fr-FR', { day: '2-digit', month: '2-digit' }));
 const fmtX = (v, hourly) => (hourly
   ? new Date(v * 1000).toLocaleString('fr-FR', { day: '2-digit', month: '2-digit', hour: '2-digit', minute: '2-digit' })
   : new Date(v * 1000).toLocaleDateString('fr-FR'));
@@ -61,7 +65,7 @@ export function stackedBars({ id, title, x, layers, width, fmt = (v) => String(v
     width: w,
     height: 220,
     scales: { x: { time: true }, y: { auto: true, range: (u, min, max) => [0, Math.max(max, 1e-9) * 1.1] } },
-    axes: [{}, { label: axisLabel, size: 70, values: (u, vals) => vals.map((v) => fmt(v)) }],
+    axes: [{ values: (u, vals) => vals.map((v) => fmtTick(v, false)) }, { label: axisLabel, size: 70, values: (u, vals) => vals.map((v) => fmt(v)) }],
     series: [{ label: 'Jour', value: (u, v) => (v === null ? '—' : fmtX(v, false)) },
       ...order.map((i) => ({ label: layers[i].label, stroke: layers[i].color, fill: layers[i].color, width: 1, paths: bars, points: { show: false },
         value: (u, v, si, idx) => (idx === null || idx === undefined ? '—' : fmt(Number(layers[i].values[idx]) || 0)) }))],

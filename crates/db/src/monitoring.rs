@@ -316,17 +316,21 @@ pub async fn band_history(
     limit: i64,
     offset: i64,
 ) -> Result<(Vec<HistoryRow>, i64)> {
-    const TARGETS: &str = "target = 'band:' || $1::text
-         OR target IN (SELECT 'location:' || id FROM band_locations WHERE ma_id = $1)";
-    let total: i64 =
-        sqlx::query_scalar(&format!("SELECT count(*) FROM admin_audit_log WHERE {TARGETS}"))
-            .bind(ma_id)
-            .fetch_one(pool)
-            .await?;
-    let rows = sqlx::query_as(&format!(
+    // The band's own rows and those of its current location rows.
+    let total: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM admin_audit_log
+         WHERE target = 'band:' || $1::text
+            OR target IN (SELECT 'location:' || id FROM band_locations WHERE ma_id = $1)",
+    )
+    .bind(ma_id)
+    .fetch_one(pool)
+    .await?;
+    let rows = sqlx::query_as(
         "SELECT id, at, username, action, target, before, after FROM admin_audit_log
-         WHERE {TARGETS} ORDER BY at DESC, id DESC LIMIT $2 OFFSET $3"
-    ))
+         WHERE target = 'band:' || $1::text
+            OR target IN (SELECT 'location:' || id FROM band_locations WHERE ma_id = $1)
+         ORDER BY at DESC, id DESC LIMIT $2 OFFSET $3",
+    )
     .bind(ma_id)
     .bind(limit)
     .bind(offset)
