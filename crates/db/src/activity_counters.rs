@@ -59,7 +59,10 @@ pub async fn bump(pool: &PgPool, counter: Counter) {
 
 /// Awaits one provider call and counts it (and its error, if it failed); returns its
 /// result untouched.
-pub async fn counted<T, E>(pool: &PgPool, call: impl Future<Output = Result<T, E>>) -> Result<T, E> {
+pub async fn counted<T, E>(
+    pool: &PgPool,
+    call: impl Future<Output = Result<T, E>>,
+) -> Result<T, E> {
     let out = call.await;
     let counters: &[Counter] = if out.is_ok() {
         &[Counter::ProviderCall]

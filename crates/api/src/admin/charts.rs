@@ -246,7 +246,8 @@ pub async fn llm_chart(
             .sum()
     };
     let (primary, fallback) = (calls_of(&llm.model_primary), calls_of(&llm.model_fallback));
-    let fallback_share = (primary + fallback > 0).then(|| fallback as f64 / (primary + fallback) as f64);
+    let fallback_share =
+        (primary + fallback > 0).then(|| fallback as f64 / (primary + fallback) as f64);
     Ok(axum::Json(LlmChart {
         days,
         primary_model: llm.model_primary.clone(),
@@ -260,7 +261,11 @@ pub async fn llm_chart(
         month: LlmMonthTotal {
             since: month.since,
             calls: month.calls,
-            cost_usd: if month.cost_usd.is_finite() { month.cost_usd } else { 0.0 },
+            cost_usd: if month.cost_usd.is_finite() {
+                month.cost_usd
+            } else {
+                0.0
+            },
             tokens: month.tokens,
             cache_hits: month.cache_hits,
         },

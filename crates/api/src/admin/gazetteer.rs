@@ -1,7 +1,7 @@
 //! `GET /admin/api/gazetteer/candidates` (issue 17): the offline gazetteer's places for a
 //! location text, as suggestions when an operator places a location by hand. The text goes
 //! through the location parser (so `Kolbotn, Viken` asks for `Kolbotn` in Norway's region
-//! Viken) and the gazetteer lists every place of that name, the country's first, most
+//! Viken) and the gazetteer lists every place of that name, the country's first, then those in the named region, most
 //! populous first — it never picks one, the operator does.
 //!
 //! The API server loads the gazetteer file (`GAZETTEER_PATH`) on the first such request,
@@ -54,7 +54,7 @@ pub struct CandidateItem {
     pub lon: f64,
     /// Population (0 when unknown).
     pub population: i64,
-    /// In the region the text names (when it names one the gazetteer knows).
+    /// In a region the text names (name or alias of one of its regions).
     pub in_region: bool,
 }
 
@@ -131,9 +131,7 @@ pub async fn candidates(
                 .map(|c| c.code.to_string())
         })
         .map(|c| c.to_ascii_uppercase());
-    let regions: Vec<String> = place
-        .map(|p| p.regions.iter().map(|r| bandmap_location::fold(r)).collect())
-        .unwrap_or_default();
+    let regions: Vec<String> = place.map(|p| p.regions.clone()).unwrap_or_default();
     let Some(g) = gazetteer(&state).await else {
         return Ok(axum::Json(CandidatesAnswer {
             name,
@@ -143,13 +141,10 @@ pub async fn candidates(
         }));
     };
     let items = g
-        .candidates(&name, code.as_deref(), MAX_CANDIDATES)
+        .candidates(&name, &regions, code.as_deref(), MAX_CANDIDATES)
         .into_iter()
         .map(|c: Candidate| CandidateItem {
-            in_region: c
-                .admin1
-                .as_deref()
-                .is_some_and(|a| regions.contains(&bandmap_location::fold(a))),
+            in_region: c.in_region,
             geonameid: c.geonameid,
             name: c.name,
             admin1: c.admin1,

@@ -17,8 +17,8 @@ pub use edit::{
     Audit, ConflictAction, CountryCodeOf, ResolveOutcome, patch_band, resolve_conflict,
 };
 pub use fields::{BandField, FieldValue};
-pub use unlock::{UnlockOutcome, unlock_field};
 pub use list::{
     BandFilter, BandListItem, BandSort, Selection, SortKey, explain, explain_selected_page,
     list_bands_sql, list_selected,
 };
+pub use unlock::{UnlockOutcome, unlock_field};
