@@ -14,7 +14,7 @@ export function lineChart({ id, title, x, series, width, xLabel = 'Jour', hourly
     if (!scales[s.scale]) {
       scales[s.scale] = { auto: true, range: (u, min, max) => [0, Math.max(max, 1e-9) * 1.1] };
       const axis = { scale: s.scale, side: axes.length === 1 ? 3 : 1, label: s.axisLabel, size: 70, values: (u, vals) => vals.map((v) => (s.fmt ? s.fmt(v) : String(v))) };
-      if (s.integer) axis.incrs = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000];
+      if (s.integer) axis.incrs = INT_INCRS;
       axes.push(axis);
     }
   }
@@ -31,6 +31,9 @@ export function lineChart({ id, title, x, series, width, xLabel = 'Jour', hourly
   box.dataset.points = String(x.length);
   return { el: box, plot };
 }
+
+const INT_INCRS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000];
+const HALF_SLOT = (x) => (x.length > 1 ? (x[1] - x[0]) / 2 : 43200);
 
 /** Axis ticks in French: "14 h" for hours, "25/11" for days. */
 const fmtTick = (v, hourly) => (hourly
@@ -49,7 +52,7 @@ export function paletteColor(i) {
 
 /** Stacked bars: layers [{label, values, color}] bottom first, each bar the layer's value on
  *  top of the ones below; the legend shows each layer's own value. */
-export function stackedBars({ id, title, x, layers, width, fmt = (v) => String(v), axisLabel }) {
+export function stackedBars({ id, title, x, layers, width, fmt = (v) => String(v), axisLabel, integer = false }) {
   const box = h('figure', { class: 'chart', id }, h('figcaption', null, title));
   const w = Math.max(280, Math.min(width || 800, 900));
   const tops = [];
@@ -64,8 +67,10 @@ export function stackedBars({ id, title, x, layers, width, fmt = (v) => String(v
   const opts = {
     width: w,
     height: 220,
-    scales: { x: { time: true }, y: { auto: true, range: (u, min, max) => [0, Math.max(max, 1e-9) * 1.1] } },
-    axes: [{ values: (u, vals) => vals.map((v) => fmtTick(v, false)) }, { label: axisLabel, size: 70, values: (u, vals) => vals.map((v) => fmt(v)) }],
+    // Half a slot of room on each side, so the first and last bars are whole.
+    scales: { x: { time: true, range: (u, min, max) => [min - HALF_SLOT(x), max + HALF_SLOT(x)] }, y: { auto: true, range: (u, min, max) => [0, Math.max(max, 1e-9) * 1.1] } },
+    axes: [{ values: (u, vals) => vals.map((v) => fmtTick(v, false)) },
+      { label: axisLabel, size: 70, values: (u, vals) => vals.map((v) => fmt(v)), ...(integer ? { incrs: INT_INCRS } : {}) }],
     series: [{ label: 'Jour', value: (u, v) => (v === null ? '—' : fmtX(v, false)) },
       ...order.map((i) => ({ label: layers[i].label, stroke: layers[i].color, fill: layers[i].color, width: 1, paths: bars, points: { show: false },
         value: (u, v, si, idx) => (idx === null || idx === undefined ? '—' : fmt(Number(layers[i].values[idx]) || 0)) }))],

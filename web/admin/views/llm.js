@@ -147,7 +147,7 @@ export function mount(root, params) {
         .reduce((s, i) => s + (Number(i[key]) || 0), 0));
       const width = chartEl.clientWidth || root.clientWidth;
       const calls = stackedBars({
-        id: 'llm-chart', title: 'Appels par jour et par modèle', x, width, axisLabel: 'appels', fmt: (v) => fmtNum(Math.round(v)),
+        id: 'llm-chart', title: 'Appels par jour et par modèle', x, width, axisLabel: 'appels', integer: true, fmt: (v) => fmtNum(Math.round(v)),
         layers: models.map((m, k) => ({ label: m, values: valuesOf(m, 'calls'), color: paletteColor(k + 1) })),
       });
       calls.el.dataset.calls = String(items.reduce((s, i) => s + (Number(i.calls) || 0), 0));
