@@ -3,6 +3,7 @@ import { auth, authEvents } from './api.js';
 import { clear, h } from './dom.js';
 import { parseHash } from './router.js';
 import { flash, setFlashBox, errorText } from './ui.js';
+import { installKeys } from './keys.js';
 import * as pilotage from './views/pilotage.js';
 import * as bands from './views/bands.js';
 import * as locations from './views/locations.js';
@@ -124,6 +125,7 @@ async function init() {
   $('login-form').addEventListener('submit', onLogin);
   $('logout-btn').addEventListener('click', onLogout);
   window.addEventListener('hashchange', route);
+  installKeys(() => loggedIn);
   authEvents.addEventListener('unauthorized', () => {
     if (loggedIn) showLogin('Session expirée : reconnectez-vous.');
   });

@@ -6,7 +6,8 @@ import { h } from './dom.js';
 
 const EUROPE = [[34, -12], [71, 42]];
 
-/** → {el, draw()}: call draw() once the element is visible (e.g. on <details> toggle). */
+/** → {el, draw(), set(lat, lon)}: call draw() once the element is visible (e.g. on <details>
+ *  toggle); set() shows a point chosen elsewhere (a gazetteer suggestion). */
 export function pickMap(id, start, onPick) {
   const el = h('div', { class: 'pick-map', id, role: 'application', 'aria-label': 'Carte : cliquez pour choisir les coordonnées' });
   let map = null;
@@ -32,5 +33,10 @@ export function pickMap(id, start, onPick) {
     });
     addOutline(map).catch(() => {});
   };
-  return { el, draw };
+  const set = (lat, lon) => {
+    if (!map) draw();
+    place([lat, lon]);
+    map.setView([lat, lon], Math.max(map.getZoom(), 8));
+  };
+  return { el, draw, set };
 }

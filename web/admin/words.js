@@ -150,6 +150,9 @@ export function checkSentence(name, v) {
 const ACTION = {
   'band.patch': 'a modifié le groupe',
   'band.resolve_conflict': 'a tranché un conflit du groupe',
+  'band.resolve_conflict.keep': 'a gardé la valeur admin d’un conflit',
+  'band.resolve_conflict.accept': 'a accepté la valeur du site source d’un conflit',
+  'band.unlock': 'a déverrouillé un champ',
   'location.patch': 'a placé à la main la localisation',
   'location.requeue': 'a relancé la localisation',
   'locations.reset_errors': 'a relancé les localisations en erreur',

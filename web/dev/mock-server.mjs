@@ -160,6 +160,91 @@ setInterval(() => {
   state.logs.push({ id, run_id: 41, at: new Date().toISOString(), level: id % 5 === 0 ? 'warn' : 'info', message: `tick ${id}` });
 }, 2000).unref();
 
+// ---------- issue 17: follow a request, charts, gazetteer suggestions ----------
+const EDITABLE_FIELDS = ['name', 'genre', 'themes', 'status', 'country', 'location_text', 'formed_year'];
+function audit(action, target, before, after) {
+  state.audit.unshift({ id: 100 + state.audit.length, at: new Date().toISOString(), username: MOCK_USER, action, target, before, after });
+}
+/** A request made through the mock moves on its own: pending 1.5 s, then a run for 1.5 s, then done. */
+export const FOLLOW_STEP_MS = 1500;
+function followJob(j) {
+  const strip = ({ followed, ...t }) => t;
+  if (!j.followed) return { trigger: strip(j), run: null };
+  const age = Date.now() - j.followed;
+  if (age < FOLLOW_STEP_MS || j.status === 'cancelled') return { trigger: strip(j), run: null };
+  const started = new Date(j.followed + FOLLOW_STEP_MS).toISOString();
+  const runId = 500 + j.id;
+  j.run_id = runId;
+  j.claimed_at = started;
+  if (age < 2 * FOLLOW_STEP_MS) {
+    j.status = 'claimed';
+    return { trigger: strip(j), run: { id: runId, type: j.job_type, status: 'running', cancel_requested: false, started_at: started, finished_at: null, updated_at: started, stats: { processed: 1 }, error: null, trigger_id: j.id } };
+  }
+  const finished = new Date(j.followed + 2 * FOLLOW_STEP_MS).toISOString();
+  j.status = 'done';
+  j.finished_at = finished;
+  return { trigger: strip(j), run: { id: runId, type: j.job_type, status: 'success', cancel_requested: false, started_at: started, finished_at: finished, updated_at: finished, stats: { inserted: 3, failed: 0 }, error: null, trigger_id: j.id } };
+}
+const HOUR = 3600e3;
+function geocodingChart(range) {
+  const hourly = range === '24h';
+  const step = hourly ? HOUR : 24 * HOUR;
+  const n = hourly ? 24 : 30;
+  const now = Date.now();
+  const last = hourly ? Math.floor(now / HOUR) * HOUR : Math.floor(now / (24 * HOUR)) * 24 * HOUR;
+  const points = [];
+  for (let k = n - 1; k >= 0; k--) {
+    const at = last - k * step;
+    const wave = (Math.sin(at / step) + 1) * (hourly ? 20 : 300);
+    points.push({
+      at: new Date(at).toISOString(), geocoded: Math.round(wave) + 5, errors: (at / step) % 7 === 0 ? 2 : 0, llm_needed: Math.round(wave / 10),
+      manual: 0, provider_calls: 0, provider_errors: 0,
+    });
+  }
+  return { range, bucket: hourly ? 'hour' : 'day', points, provider: { provider: 'geoapify', enabled: false, min_delay_s: 0.22, limit_per_bucket: Math.floor((hourly ? 3600 : 86400) / 0.22) } };
+}
+function llmChart(days) {
+  const dayOf = (iso) => `${iso.slice(0, 10)}T00:00:00Z`;
+  const since = Date.now() - days * 24 * HOUR;
+  const groups = new Map();
+  for (const c of state.llm.filter((x) => new Date(x.created_at).getTime() >= since)) {
+    const key = `${dayOf(c.created_at)}|${c.model}`;
+    const g = groups.get(key) || { day: dayOf(c.created_at), model: c.model, calls: 0, cost_usd: null, prompt_tokens: 0, completion_tokens: 0 };
+    g.calls += 1;
+    if (c.cost_usd !== null) g.cost_usd = (g.cost_usd || 0) + c.cost_usd;
+    g.prompt_tokens += c.prompt_tokens;
+    g.completion_tokens += c.completion_tokens;
+    groups.set(key, g);
+  }
+  const items = [...groups.values()].sort((a, b) => (a.day + a.model < b.day + b.model ? -1 : 1));
+  const primary = 'llama-3.3-70b-versatile';
+  const fallback = 'llama-3.1-8b-instant';
+  const n = (m) => items.filter((i) => i.model === m).reduce((s, i) => s + i.calls, 0);
+  const both = n(primary) + n(fallback);
+  const month = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), 1));
+  const inMonth = state.llm.filter((c) => new Date(c.created_at) >= month);
+  return {
+    days, primary_model: primary, fallback_model: fallback, items,
+    cache_hits: [{ day: dayOf(new Date().toISOString()), hits: 3 }],
+    fallback_share: both ? n(fallback) / both : null,
+    month: { since: month.toISOString(), calls: inMonth.length, cost_usd: inMonth.reduce((s, c) => s + (c.cost_usd || 0), 0), tokens: inMonth.reduce((s, c) => s + c.prompt_tokens + c.completion_tokens, 0), cache_hits: 3 },
+  };
+}
+const GAZETTEER = [
+  ...CITIES.map(([name, country, lat, lon], k) => ({ name, country, lat, lon, population: 100000 * (k + 1), admin1: null })),
+  { name: 'Bergen', country: 'Netherlands', lat: 52.66917, lon: 4.70417, population: 29715, admin1: 'North Holland' },
+  { name: 'Tilburg', country: 'Netherlands', lat: 51.5555, lon: 5.0913, population: 199613, admin1: 'North Brabant' },
+];
+function candidates(text, country) {
+  const name = text.split(',')[0].replace(/\(.*?\)/g, '').trim();
+  const code = (c) => (c || '').slice(0, 2).toUpperCase();
+  const want = country ? code(country) : null;
+  const items = GAZETTEER.filter((g) => g.name.toLowerCase() === name.toLowerCase())
+    .map((g, k) => ({ geonameid: 9000 + k, name: g.name, admin1: g.admin1, country_code: code(g.country), lat: g.lat, lon: g.lon, population: g.population, in_region: false }))
+    .sort((a, b) => ((a.country_code === want ? 0 : 1) - (b.country_code === want ? 0 : 1)) || b.population - a.population);
+  return { name, country_code: want, available: true, items };
+}
+
 // ---------- helpers ----------
 function send(res, status, body, headers = {}) {
   const payload = body === undefined ? '' : JSON.stringify(body);
@@ -416,7 +501,7 @@ async function handleApi(req, res, url) {
     case 'GET /admin/api/queue': return send(res, 200, { total: 17, by_priority: { enrich_pending: 5, updated_since_crawl: 2, never_enriched: 10 }, next: state.bands.slice(0, 5).map((b) => ({ ma_id: b.ma_id, name: b.name })) });
     case 'POST /admin/api/job-triggers': {
       if (!Object.keys(MOCK_JOB_SERVICES).includes(body.job_type)) return err(res, 400, 'bad_request', 'bad job_type');
-      const j = { id: state.nextJobId++, job_type: body.job_type, status: 'pending', created_at: new Date().toISOString(), created_by: MOCK_USER, claimed_at: null, finished_at: null, run_id: null, error: null };
+      const j = { id: state.nextJobId++, job_type: body.job_type, status: 'pending', created_at: new Date().toISOString(), created_by: MOCK_USER, claimed_at: null, finished_at: null, run_id: null, error: null, followed: Date.now() };
       state.jobs.push(j);
       return send(res, 201, { id: j.id });
     }
@@ -478,19 +563,59 @@ async function handleApi(req, res, url) {
         if (!b.locked_fields.includes(k)) b.locked_fields.push(k);
         delete b.crawler_pending[k];
       }
-      state.audit.unshift({ id: state.audit.length + 10, at: new Date().toISOString(), username: MOCK_USER, action: 'band.patch', target: String(id), before, after: body });
+      state.audit.unshift({ id: state.audit.length + 10, at: new Date().toISOString(), username: MOCK_USER, action: 'band.patch', target: `band:${id}`, before, after: body });
       return send(res, 200, b);
     }
     case 'POST /admin/api/bands/:id/resolve-conflict': {
       const b = state.bands.find((x) => x.ma_id === id);
       if (!b) return err(res, 404, 'not_found', 'unknown band');
       if (!(body.field in b.crawler_pending)) return err(res, 409, 'conflict', 'no pending conflict');
+      const before = { [body.field]: b[body.field], locked_fields: [...b.locked_fields], crawler_pending: { ...b.crawler_pending } };
       if (body.action === 'accept') {
         b[body.field] = b.crawler_pending[body.field];
         b.locked_fields = b.locked_fields.filter((f) => f !== body.field);
       }
       delete b.crawler_pending[body.field];
+      audit(`band.resolve_conflict.${body.action}`, `band:${id}`, before, { [body.field]: b[body.field], locked_fields: [...b.locked_fields], crawler_pending: { ...b.crawler_pending } });
       return send(res, 200, b);
+    }
+    case 'POST /admin/api/bands/:id/unlock': {
+      const b = state.bands.find((x) => x.ma_id === id);
+      if (!b) return err(res, 404, 'not_found', 'unknown band');
+      if (!body || typeof body !== 'object' || Array.isArray(body) || Object.keys(body).some((k) => k !== 'field')) return err(res, 400, 'bad_request', 'invalid body');
+      if (!EDITABLE_FIELDS.includes(body.field)) return err(res, 400, 'bad_request', `field must be one of: ${EDITABLE_FIELDS.join(', ')}`);
+      if (!b.locked_fields.includes(body.field)) return err(res, 409, 'conflict', `field ${body.field} of band ${id} is not locked`);
+      if (body.field in b.crawler_pending) return err(res, 409, 'conflict', `field ${body.field} of band ${id} has a pending conflict: resolve it (accept unlocks it)`);
+      const before = { locked_fields: [...b.locked_fields], enrich_pending: b.enrich_pending };
+      b.locked_fields = b.locked_fields.filter((f) => f !== body.field);
+      b.enrich_pending = true;
+      audit('band.unlock', `band:${id}`, before, { locked_fields: [...b.locked_fields], enrich_pending: true });
+      return send(res, 200, b);
+    }
+    case 'GET /admin/api/bands/:id/history': {
+      if (!state.bands.some((x) => x.ma_id === id)) return err(res, 404, 'not_found', 'unknown band');
+      const targets = new Set([`band:${id}`, ...state.locations.filter((l) => l.ma_id === id).map((l) => `location:${l.id}`)]);
+      return send(res, 200, page(state.audit.filter((a) => targets.has(a.target)), q));
+    }
+    case 'GET /admin/api/job-triggers/:id': {
+      const j = state.jobs.find((x) => x.id === id);
+      if (!j) return err(res, 404, 'not_found', `no job request ${id}`);
+      return send(res, 200, followJob(j));
+    }
+    case 'GET /admin/api/charts/geocoding': {
+      const range = q.get('range') || '24h';
+      if (!['24h', '30d'].includes(range)) return err(res, 400, 'bad_request', 'range must be one of: 24h, 30d');
+      return send(res, 200, geocodingChart(range));
+    }
+    case 'GET /admin/api/charts/llm': {
+      const days = q.has('days') && q.get('days') !== '' ? Number(q.get('days')) : 30;
+      if (!Number.isInteger(days) || days < 1 || days > 90) return err(res, 400, 'bad_request', 'days must be between 1 and 90');
+      return send(res, 200, llmChart(days));
+    }
+    case 'GET /admin/api/gazetteer/candidates': {
+      const text = (q.get('q') || '').trim();
+      if (!text) return err(res, 400, 'bad_request', 'q (the location text) is required');
+      return send(res, 200, candidates(text, q.get('country')));
     }
     case 'GET /admin/api/locations': {
       const items = state.locations.filter((l) => (!q.get('status') || l.status === q.get('status'))
@@ -510,7 +635,9 @@ async function handleApi(req, res, url) {
       if (!l) return err(res, 404, 'not_found', 'unknown location');
       const { lat, lon } = body;
       if (!Number.isFinite(lat) || !Number.isFinite(lon) || Math.abs(lat) > 90 || Math.abs(lon) > 180) return err(res, 400, 'bad_request', 'invalid coordinates');
+      const before = { status: l.status, lat: l.lat, lon: l.lon, provider: l.provider };
       Object.assign(l, { lat, lon, status: 'done', step_order: -1, provider: 'manual', confidence: 1 });
+      audit('location.patch', `location:${id}`, before, { status: l.status, lat, lon, provider: 'manual' });
       return send(res, 200, l);
     }
     case 'POST /admin/api/locations/reset-errors': return send(res, 200, { affected: state.locations.filter((l) => l.status === 'error').length });

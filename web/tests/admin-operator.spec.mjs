@@ -236,6 +236,7 @@ describe('admin console for an operator', () => {
     const map = page.locator(`#pick-${id}`);
     await map.waitFor();
     await page.waitForFunction((i) => document.querySelector(`#pick-${i} .leaflet-map-pane`), id);
+    await map.scrollIntoViewIfNeeded(); // a mouse click at coordinates needs the map on screen
     const box = await map.boundingBox();
     await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
     const lat = Number(await page.inputValue(`#lat-${id}`));
@@ -334,10 +335,12 @@ describe('admin console charts', () => {
     await target?.close();
   });
 
-  test('charts: the LLM view draws the calls per day with uPlot', async () => {
+  test('charts: the LLM view draws the calls per day, stacked by model, and the month total', async () => {
     await page.evaluate(() => { location.hash = '#/llm'; });
     await page.locator('#h-llm-days').waitFor();
-    const data = await page.evaluate(async () => (await fetch('/admin/api/llm?limit=500')).json());
+    const data = await page.evaluate(async () => (await fetch('/admin/api/charts/llm?days=30')).json());
+    await page.locator('#llm-month-cost').waitFor({ timeout: 15000 });
+    assert.equal(await page.locator('#llm-month-calls .stat-num').innerText(), String(data.month.calls), 'month calls as the API says');
     if (!data.items.length) {
       await page.locator('#h-llm-days ~ div .empty').waitFor({ timeout: 15000 });
       return;
@@ -345,10 +348,180 @@ describe('admin console charts', () => {
     const chart = page.locator('#llm-chart');
     await chart.waitFor({ timeout: 15000 });
     assert.equal(await chart.locator('canvas').count(), 1, 'uPlot drew a canvas');
-    assert.equal(Number(await chart.getAttribute('data-calls')), data.items.length, 'every listed call is counted');
-    const days = new Set(data.items.map((c) => c.created_at.slice(0, 10)));
-    assert.ok(Number(await chart.getAttribute('data-points')) >= days.size, 'one point per day at least');
+    const calls = data.items.reduce((s, i) => s + i.calls, 0);
+    assert.equal(Number(await chart.getAttribute('data-calls')), calls, 'every call of the 30 days is drawn');
+    const models = new Set(data.items.map((i) => i.model));
+    assert.equal(Number(await chart.getAttribute('data-models')), models.size, 'one stacked layer per model');
+    assert.equal(await chart.locator('.u-legend .u-series').count(), models.size + 1, 'a legend entry per model');
+    assert.equal(Number(await chart.getAttribute('data-points')), 30, 'one bar slot per day');
+    await page.locator('#llm-cost-chart canvas').waitFor();
+    const share = data.fallback_share === null ? 'aucun appel' : `${Math.round(data.fallback_share * 100)} %`;
+    assert.equal(await page.locator('#llm-fallback-share .stat-num').innerText(), share);
     assert.deepEqual(problems.csp, [], 'uPlot works under the Content-Security-Policy');
     assert.deepEqual(problems.errors, []);
+  });
+
+  test('charts: Pilotage draws geocoded rows and provider calls against the limit, 24 h and 30 days', async () => {
+    await page.evaluate(() => { location.hash = '#/pilotage'; });
+    for (const range of ['24h', '30d']) {
+      await page.locator('#geo-charts .chart-pair').waitFor({ timeout: 15000 });
+      const data = await page.evaluate(async (r) => (await fetch(`/admin/api/charts/geocoding?range=${r}`)).json(), range);
+      // Redraw after reading the API, so the chart holds at least what the API said.
+      await page.evaluate(() => { for (const e of document.querySelectorAll('#geo-charts .chart-pair')) e.dataset.old = '1'; });
+      await page.locator(`button[data-range="${range}"]`).click();
+      await page.waitForFunction((r) => document.querySelector(`#geo-charts .chart-pair[data-range="${r}"]:not([data-old]) #geo-calls-chart canvas`), range, { timeout: 15000 });
+      const rows = page.locator('#geo-rows-chart');
+      const calls = page.locator('#geo-calls-chart');
+      assert.equal(Number(await rows.getAttribute('data-points')), range === '24h' ? 24 : 30);
+      // The API's numbers, drawn (a refresh may have moved the current bucket since: compare at least).
+      const sum = (k) => data.points.reduce((s, p) => s + p[k], 0);
+      assert.ok(Number(await rows.getAttribute('data-geocoded')) >= sum('geocoded'), 'geocoded rows drawn');
+      assert.equal(Number(await calls.getAttribute('data-limit')), data.provider.limit_per_bucket ?? 0, 'the configured limit is drawn');
+      if (data.provider.limit_per_bucket) assert.ok(await calls.locator('.u-legend').innerText().then((t) => t.includes('Limite configurée')));
+      assert.equal(await page.locator('button[data-range="' + range + '"]').getAttribute('aria-pressed'), 'true');
+    }
+    assert.deepEqual(problems.errors, []);
+  });
+});
+
+describe('admin console, what an operator fixes (issue 17)', () => {
+  let target;
+  let browser;
+  let page;
+  let problems;
+  before(async () => {
+    target = await startTarget();
+    browser = await launch();
+    page = await browser.context.newPage();
+    problems = watchPage(page);
+    await page.goto(`${target.url}/admin/`);
+    await page.fill('#login-username', target.user);
+    await page.fill('#login-password', target.password);
+    await page.click('#login-form button[type=submit]');
+    await page.locator('#app').waitFor({ state: 'visible', timeout: 15000 });
+  });
+  after(async () => {
+    await browser?.close();
+    await target?.close();
+  });
+
+  async function go(hash) {
+    const view = hash.replace(/^#\/?/, '').split('?')[0] || 'pilotage';
+    await page.evaluate((h) => { location.hash = h; }, hash);
+    await page.waitForFunction((v) => {
+      const root = document.querySelector(`#main .view-${v}`);
+      return root && !root.textContent.includes('Chargement…');
+    }, view, { timeout: 20000 });
+  }
+  const apiGet = (path) => page.evaluate(async (p) => (await fetch(p, { headers: { Accept: 'application/json' } })).json(), path);
+  const apiSend = (method, path, body) => page.evaluate(async ([m, p, b]) => {
+    const r = await fetch(p, { method: m, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(b) });
+    return { status: r.status, body: await r.json().catch(() => null) };
+  }, [method, path, body]);
+
+  test('fix: a locked field is unlocked from the band detail, and the history shows it', async () => {
+    const list = await apiGet('/admin/api/bands?limit=50');
+    const band = list.items.find((b) => !b.has_conflict && !(b.locked_fields || []).includes('themes'));
+    assert.ok(band, 'a band without a conflict');
+    const themes = band.themes ?? 'Issue seventeen';
+    const patched = await apiSend('PATCH', `/admin/api/bands/${band.ma_id}`, { themes: `${themes} ` });
+    assert.equal(patched.status, 200, 'PATCH locks the field');
+    await go(`#/bands?q=${band.ma_id}&open=${band.ma_id}`);
+    await page.locator('#band-detail-title').waitFor({ timeout: 15000 });
+    const item = page.locator('.locked-list li[data-field="themes"]');
+    await item.waitFor({ timeout: 15000 });
+    await page.locator('#band-history li[data-action="band.patch"]').first().waitFor({ timeout: 15000 });
+    await item.locator('button.unlock').click();
+    await page.waitForFunction(() => !document.querySelector('.locked-list li[data-field="themes"]'), null, { timeout: 15000 });
+    const after = await apiGet(`/admin/api/bands/${band.ma_id}`);
+    assert.ok(!after.band.locked_fields.includes('themes'), 'the API says the field is unlocked');
+    // (The enrichment may already have read the band again on a live server: the audit row says it was queued.)
+    const history = await apiGet(`/admin/api/bands/${band.ma_id}/history?limit=1`);
+    assert.equal(history.items[0].action, 'band.unlock');
+    assert.equal(history.items[0].after.enrich_pending, true, 'the band was queued for a new reading');
+    const entry = page.locator('#band-history li[data-action="band.unlock"]').first();
+    await entry.waitFor({ timeout: 15000 });
+    await entry.locator('summary').click();
+    assert.match(await entry.innerText(), /déverrouillé/);
+    assert.ok(await entry.locator('tr.changed').count() >= 1, 'the before/after diff highlights the lock list');
+    // A field with a pending conflict offers no unlock, only the conflict's choices.
+    assert.deepEqual(problems.errors, []);
+  });
+
+  test('fix: the gazetteer suggests places for a manual coordinate; a click fills it', async () => {
+    await go('#/locations');
+    const rows = (await apiGet('/admin/api/locations?limit=50')).items;
+    let chosen = null;
+    for (const l of rows.slice(0, 25)) {
+      const c = await apiGet(`/admin/api/gazetteer/candidates?q=${encodeURIComponent(l.location_raw)}&country=${encodeURIComponent(l.country ?? '')}`);
+      if (c.items.length) { chosen = { l, c }; break; }
+    }
+    assert.ok(chosen, 'the gazetteer knows one of the first places');
+    const { l, c } = chosen;
+    const row = page.locator(`.view-locations tbody tr[data-location-id="${l.id}"]`);
+    await row.locator('details.manual-coords > summary').click();
+    const buttons = page.locator(`#suggest-${l.id} button.suggestion`);
+    await buttons.first().waitFor({ timeout: 30000 });
+    assert.equal(await buttons.count(), c.items.length, 'one button per candidate');
+    await buttons.first().click();
+    assert.equal(Number(await page.inputValue(`#lat-${l.id}`)), c.items[0].lat);
+    assert.equal(Number(await page.inputValue(`#lon-${l.id}`)), c.items[0].lon);
+    assert.equal(await page.locator(`#pick-${l.id} path.picked-point`).count(), 1, 'the point is shown on the map');
+  });
+
+  test('fix: a requested job is followed until its run ends, with its result', async () => {
+    await go('#/pilotage');
+    const btn = page.locator('button[data-job-type="geocoder_enqueue"]');
+    await btn.waitFor({ timeout: 15000 });
+    const before = (await apiGet('/admin/api/job-triggers?limit=1')).items[0]?.id ?? 0;
+    await btn.click();
+    let id = before;
+    const deadline = Date.now() + 15000;
+    while (id === before && Date.now() < deadline) {
+      await page.waitForTimeout(200);
+      id = (await apiGet('/admin/api/job-triggers?limit=1')).items[0]?.id ?? 0;
+    }
+    assert.ok(id > before, 'the request was created');
+    const item = page.locator(`#followed-jobs li[data-trigger-id="${id}"]`);
+    await item.waitFor({ timeout: 15000 });
+    await page.waitForFunction((i) => document.querySelector(`#followed-jobs li[data-trigger-id="${i}"]`)?.dataset.phase === 'finished', id, { timeout: 120000 });
+    const state = await apiGet(`/admin/api/job-triggers/${id}`);
+    assert.ok(['done', 'error', 'cancelled'].includes(state.trigger.status), 'the API says it ended');
+    const text = await item.innerText();
+    if (state.run) {
+      assert.match(text, new RegExp(`exécution n° ${state.run.id} terminée`));
+      assert.match(text, state.run.status === 'success' ? /réussie/ : /échec|annulée|interrompue/);
+    }
+  });
+
+  test('fix: keyboard: 1–5 open the views, / goes to the first filter, Escape closes a detail', async () => {
+    await go('#/pilotage');
+    await page.locator('#main').focus();
+    await page.keyboard.press('2');
+    await page.waitForFunction(() => location.hash.startsWith('#/bands'));
+    await page.locator('.view-bands .band-open').first().waitFor({ timeout: 15000 });
+    await page.locator('#main').focus();
+    await page.keyboard.press('/');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'bands-q');
+    await page.keyboard.press('Tab');
+    await page.locator('.view-bands .band-open').first().click();
+    await page.locator('#band-detail-title').waitFor({ timeout: 15000 });
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(() => document.querySelector('#band-detail')?.hidden === true);
+    await page.keyboard.press('5');
+    await page.waitForFunction(() => location.hash.startsWith('#/llm'));
+    assert.equal(await page.locator('.mainnav a[aria-current="page"]').getAttribute('data-view'), 'llm');
+  });
+
+  test('fix: one look with the public map: the shared palette is loaded by both pages', async () => {
+    const accent = await page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--accent').trim());
+    const blood = await page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--bm-blood').trim());
+    assert.equal(blood, '#b3202a', 'theme.css is loaded by the console');
+    assert.equal(accent, blood, 'the console accent is the map blood red');
+    const map = await browser.context.newPage();
+    await map.goto(`${target.url}/`);
+    const mapAccent = await map.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--accent').trim());
+    await map.close();
+    assert.equal(mapAccent, blood, 'the map reads the same variable');
   });
 });

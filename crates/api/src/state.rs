@@ -35,6 +35,9 @@ pub struct AppState {
     pub public_limiter: Arc<PublicLimiter>,
     /// Shared answers of short search texts.
     pub short_answers: Arc<crate::public::search::ShortAnswers>,
+    /// The offline gazetteer of the admin suggestions, loaded on first use (None inside:
+    /// the file could not be read).
+    pub gazetteer: Arc<tokio::sync::OnceCell<Option<Arc<bandmap_gazetteer::Gazetteer>>>>,
 }
 
 impl AppState {
@@ -53,6 +56,7 @@ impl AppState {
             band_search: Arc::new(bandmap_index::band_search::BandSearch::new()),
             public_limiter,
             short_answers: Arc::default(),
+            gazetteer: Arc::new(tokio::sync::OnceCell::new()),
         }
     }
 

@@ -2,6 +2,7 @@
 //! lock, rule 25), and one module of named queries per table family, so the admin API and
 //! the workers share one meaning of each operation (STYLE habit 4).
 
+pub mod activity_counters;
 pub mod admin_users;
 pub mod audit;
 pub mod band_locations;

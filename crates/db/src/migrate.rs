@@ -46,6 +46,7 @@ pub const MIGRATIONS: &[Migration] = migrations![
     "019_h1_provider_pacing.sql",
     "020_login_flood_sessions.sql",
     "021_lease_tokens_and_retention.sql",
+    "022_activity_counters.sql",
 ];
 
 /// Key of the advisory lock held while migrating ("bandmap" in ASCII).

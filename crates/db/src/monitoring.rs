@@ -264,3 +264,77 @@ pub async fn health(pool: &PgPool) -> Result<Vec<HealthRow>> {
     .fetch_all(pool)
     .await?)
 }
+
+/// One trigger, or None.
+pub async fn trigger(pool: &PgPool, id: i64) -> Result<Option<TriggerRow>> {
+    Ok(sqlx::query_as(
+        "SELECT id, job_type, status, created_at, created_by, claimed_at, finished_at, run_id,
+                error
+         FROM job_triggers WHERE id = $1",
+    )
+    .bind(id)
+    .fetch_optional(pool)
+    .await?)
+}
+
+/// One run, or None.
+pub async fn run(pool: &PgPool, id: i64) -> Result<Option<RunRow>> {
+    Ok(sqlx::query_as(
+        "SELECT id, type, status, cancel_requested, started_at, finished_at, updated_at, stats,
+                error, trigger_id
+         FROM crawl_run WHERE id = $1",
+    )
+    .bind(id)
+    .fetch_optional(pool)
+    .await?)
+}
+
+/// An admin action on a band or one of its location rows.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct HistoryRow {
+    /// Audit id.
+    pub id: i64,
+    /// When.
+    pub at: DateTime<Utc>,
+    /// Admin.
+    pub username: String,
+    /// Action (`band.patch`, `band.unlock`, `location.patch`…).
+    pub action: String,
+    /// `band:<ma_id>` or `location:<id>`.
+    pub target: Option<String>,
+    /// State before.
+    pub before: Option<Value>,
+    /// State after.
+    pub after: Option<Value>,
+}
+
+/// Newest-first page of the audit rows of band `ma_id`: those targeting the band and those
+/// targeting one of its current location rows; and the total.
+pub async fn band_history(
+    pool: &PgPool,
+    ma_id: i64,
+    limit: i64,
+    offset: i64,
+) -> Result<(Vec<HistoryRow>, i64)> {
+    // The band's own rows and those of its current location rows.
+    let total: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM admin_audit_log
+         WHERE target = 'band:' || $1::text
+            OR target IN (SELECT 'location:' || id FROM band_locations WHERE ma_id = $1)",
+    )
+    .bind(ma_id)
+    .fetch_one(pool)
+    .await?;
+    let rows = sqlx::query_as(
+        "SELECT id, at, username, action, target, before, after FROM admin_audit_log
+         WHERE target = 'band:' || $1::text
+            OR target IN (SELECT 'location:' || id FROM band_locations WHERE ma_id = $1)
+         ORDER BY at DESC, id DESC LIMIT $2 OFFSET $3",
+    )
+    .bind(ma_id)
+    .bind(limit)
+    .bind(offset)
+    .fetch_all(pool)
+    .await?;
+    Ok((rows, total))
+}

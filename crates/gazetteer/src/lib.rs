@@ -5,6 +5,7 @@
 //! `docs/gazetteer.md`). [`Gazetteer::lookup`] never guesses: a name shared by several
 //! places that the region part does not single out is [`Lookup::Ambiguous`].
 
+mod candidates;
 mod error;
 pub mod eval;
 mod hash;
@@ -17,6 +18,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 pub use bandmap_fold::fold;
+pub use candidates::Candidate;
 pub use error::GazetteerError;
 pub use matcher::{
     DOMINANCE_MIN_POPULATION, DOMINANCE_RATIO, Dominance, Rules, TOWN_MIN_POPULATION,

@@ -225,7 +225,12 @@ impl Geocoder {
         let Some(provider) = &self.inner.provider else {
             return Tier::Unasked;
         };
-        let resp: Value = match provider.search(q).await {
+        let resp: Value = match bandmap_db::activity_counters::counted(
+            &self.inner.pool,
+            provider.search(q),
+        )
+        .await
+        {
             Ok(v) => v,
             Err(CallError::Transient(error)) => return Tier::Stop(Resolution::Transient { error }),
             Err(CallError::Fatal(error)) => return Tier::Stop(Resolution::Fatal { error }),

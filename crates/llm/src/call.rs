@@ -165,6 +165,11 @@ impl Caller {
         let Some(hit) = llm_cache::find_answer(&self.pool, key).await? else {
             return Ok(None);
         };
+        bandmap_db::activity_counters::bump(
+            &self.pool,
+            bandmap_db::activity_counters::Counter::LlmCacheHit,
+        )
+        .await;
         Ok(Extraction::from_value(&hit.extraction)
             .ok()
             .map(|extraction| CallResult::Answer {

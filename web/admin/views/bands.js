@@ -4,7 +4,8 @@ import { api } from '../api.js';
 import { h, clear, fmtNum, fmtDate, fmtText, fmtCost, table, badge, kvList, field, select, pre, safeUrl, DASH } from '../dom.js';
 import { navigate, replaceQuery, formParams } from '../router.js';
 import { flash, errorBox, actionButton, pager, loadInto, errorText } from '../ui.js';
-import { fieldLabel, geoStatusLabel } from '../words.js';
+import { fieldLabel, geoStatusLabel, actionLabel } from '../words.js';
+import { diffTable } from './journal.js';
 import { bandMap } from '../band-map.js';
 
 const DETAIL_FIELDS = ['country', 'country_code', 'location_text', 'genre', 'themes', 'status', 'formed_year', 'lat', 'lon', 'enriched', 'enrich_pending', 'updated_at', 'crawled_at', 'first_seen_at'];
@@ -162,7 +163,19 @@ export function mount(root, params) {
       stepMap(locations),
       kvList(bandFacts(band)),
       h('h3', null, 'Champs verrouillés'),
-      locked.length ? h('p', { class: 'chips' }, locked.map((f) => badge(fieldLabel(f), 'info'))) : h('p', { class: 'muted' }, 'Aucun.'),
+      locked.length
+        ? h('div', null,
+          h('p', { class: 'muted hint' }, 'Un champ verrouillé garde la valeur admin : le crawler ne l’écrase pas. « Déverrouiller » lui rend la main ; le groupe est remis en file d’enrichissement pour relire la valeur du site source.'),
+          h('ul', { class: 'locked-list' }, locked.map((f) => h('li', { 'data-field': f },
+            badge(fieldLabel(f), 'info'), ' ',
+            f in pending
+              ? h('span', { class: 'muted' }, 'conflit en attente : tranchez-le ci-dessous')
+              : actionButton('Déverrouiller', () => api.post(`/admin/api/bands/${encodeURIComponent(maId)}/unlock`, { field: f }), {
+                className: 'unlock',
+                title: `Déverrouiller « ${fieldLabel(f)} »`,
+                onDone: () => { flash(`« ${fieldLabel(f)} » déverrouillé : la prochaine lecture du site source le mettra à jour.`, 'ok'); return reloadAfterWrite(maId); },
+              })))))
+        : h('p', { class: 'muted' }, 'Aucun.'),
     );
 
     // Conflicts
@@ -222,6 +235,11 @@ export function mount(root, params) {
     if (!calls.length) wrap.append(h('p', { class: 'muted' }, 'Aucun.'));
     for (const c of calls) wrap.append(llmCallDetails(c));
 
+    // History from the audit log
+    const historyEl = h('div', { id: 'band-history' });
+    wrap.append(h('h3', null, 'Historique des modifications'), historyEl);
+    loadInto(historyEl, () => bandHistory(maId, opts));
+
     if (band.band_page) wrap.append(h('details', null, h('summary', null, 'Page du groupe lue au site source (brut)'), pre(band.band_page)));
     return wrap;
   }
@@ -232,6 +250,25 @@ export function mount(root, params) {
     ctrl.abort();
     if (currentMap) currentMap.destroy();
   };
+}
+
+/** The band's audit rows, newest first, each opening its before/after diff. */
+async function bandHistory(maId, opts) {
+  const data = await api.get(`/admin/api/bands/${encodeURIComponent(maId)}/history`, { limit: 20 }, opts);
+  const items = Array.isArray(data?.items) ? data.items : [];
+  if (!items.length) return h('p', { class: 'empty' }, 'Aucune modification par un admin.');
+  const list = h('ol', { class: 'history' });
+  for (const e of items) {
+    const where = typeof e.target === 'string' && e.target.startsWith('location:') ? ` (ligne ${e.target.slice(9)})` : '';
+    list.append(h('li', { 'data-action': e.action ?? '' },
+      h('details', null,
+        h('summary', null, h('time', { datetime: e.at }, fmtDate(e.at)), ` · ${fmtText(e.username)} ${actionLabel(e.action)}${where}`),
+        diffTable(e.before, e.after))));
+  }
+  const more = Number(data.total) > items.length
+    ? h('p', { class: 'muted' }, `Les ${items.length} plus récentes sur ${fmtNum(data.total)} ; `, h('a', { href: '#/journal?kind=admin' }, 'tout le journal des actions'))
+    : null;
+  return h('div', null, list, more);
 }
 
 export function statusKind(s) {

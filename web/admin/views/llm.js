@@ -1,13 +1,16 @@
-// LLM & coûts: LLM calls (filters model, ma_id, city_null, malformed, q), totals, per-model table.
+// LLM & coûts: the month's running total, calls and cost per day stacked by model (30 days,
+// GET /admin/api/charts/llm), tokens, the fallback model's share, cache hits; the per-model
+// table; LLM calls (filters model, ma_id, city_null, malformed, q) with their totals.
 import { api } from '../api.js';
 import { h, fmtNum, fmtDate, fmtText, fmtCost, table, field, select, kvList, asList } from '../dom.js';
 import { navigate, formParams } from '../router.js';
 import { pager, loadInto } from '../ui.js';
 import { llmCallDetails } from './bands.js';
 import { checkSentence } from '../words.js';
-import { perDay, lineChart } from '../chart.js';
+import { stackedBars, paletteColor } from '../chart.js';
 
-export const CHART_CALLS = 500; // the API's largest page: the chart covers the latest 500 calls
+export const CHART_DAYS = 30;
+const DAY = 86400;
 
 /** Why the LLM tables may be empty, from the llm service's heartbeat. */
 export function llmEmptyReason(healthRows) {
@@ -18,6 +21,23 @@ export function llmEmptyReason(healthRows) {
     return `Aucun appel LLM : ${checkSentence('api_key', key).text}. Définissez LLM_API_KEY puis redémarrez le service llm.`;
   }
   return 'Aucun appel LLM pour l’instant : le LLM ne lit que les lieux que le gazetteer et le fournisseur n’ont pas su placer (statut « à lire par le LLM »).';
+}
+
+const shareText = (v) => (v === null || v === undefined || !Number.isFinite(Number(v)) ? 'aucun appel' : `${Math.round(Number(v) * 100)} %`);
+
+/** The month's running total as tiles. */
+function monthTiles(data) {
+  const m = data?.month || {};
+  const since = m.since ? new Date(m.since).toLocaleDateString('fr-FR', { month: 'long', year: 'numeric', timeZone: 'UTC' }) : '';
+  const tile = (label, value, id) => h('div', { class: 'tile', id }, h('span', { class: 'stat-num' }, value), h('span', null, label));
+  return h('div', null,
+    h('div', { class: 'tiles' },
+      tile('coût cumulé du mois', fmtCost(m.cost_usd ?? 0), 'llm-month-cost'),
+      tile('appels', fmtNum(m.calls ?? 0), 'llm-month-calls'),
+      tile('jetons', fmtNum(m.tokens ?? 0), 'llm-month-tokens'),
+      tile('réponses du cache', fmtNum(m.cache_hits ?? 0), 'llm-month-hits'),
+      tile(`part du secours sur ${CHART_DAYS} j`, shareText(data?.fallback_share), 'llm-fallback-share')),
+    h('p', { class: 'muted hint' }, `Depuis le 1er ${since} (UTC). Le coût est celui du tarif payant du fournisseur, même sur l’offre gratuite.`));
 }
 
 export function mount(root, params) {
@@ -42,13 +62,15 @@ export function mount(root, params) {
 
   const reasonEl = h('p', { class: 'empty-reason', id: 'llm-empty-reason', role: 'status', hidden: true });
   const totalsEl = h('div');
+  const monthEl = h('div', { id: 'llm-month' });
   const chartEl = h('div');
   const listEl = h('div');
   const modelsEl = h('div');
   root.append(
     h('div', { class: 'view-head' }, h('h1', null, 'LLM & coûts')),
     reasonEl,
-    h('section', { 'aria-labelledby': 'h-llm-days' }, h('h2', { id: 'h-llm-days' }, 'Par jour'), chartEl),
+    h('section', { 'aria-labelledby': 'h-llm-month' }, h('h2', { id: 'h-llm-month' }, 'Ce mois-ci'), monthEl),
+    h('section', { 'aria-labelledby': 'h-llm-days' }, h('h2', { id: 'h-llm-days' }, `Par jour (${CHART_DAYS} jours)`), chartEl),
     h('section', { 'aria-labelledby': 'h-llm-models' }, h('h2', { id: 'h-llm-models' }, 'Par modèle'), modelsEl),
     h('section', { 'aria-labelledby': 'h-llm-calls' }, h('h2', { id: 'h-llm-calls' }, 'Appels'), form, totalsEl, listEl),
   );
@@ -112,22 +134,34 @@ export function mount(root, params) {
 
   function loadChart() {
     return loadInto(chartEl, async () => {
-      const data = await api.get('/admin/api/llm', { limit: CHART_CALLS }, opts);
-      const calls = Array.isArray(data?.items) ? data.items : [];
-      if (!calls.length) return h('p', { class: 'empty' }, 'Aucun appel à tracer.');
-      const { days, series } = perDay(calls, (c) => c.created_at, { calls: () => 1, cost: (c) => c.cost_usd ?? 0 });
-      const chart = lineChart({
-        id: 'llm-chart',
-        title: `Appels et coût par jour (${calls.length} derniers appels${Number(data.total) > calls.length ? ` sur ${fmtNum(data.total)}` : ''})`,
-        x: days,
-        width: chartEl.clientWidth || root.clientWidth,
-        series: [
-          { label: 'Appels', values: series.calls, color: '#2451b7', scale: 'n', axisLabel: 'appels', integer: true, fmt: (v) => fmtNum(Math.round(v)) },
-          { label: 'Coût', values: series.cost, color: '#b3261e', scale: 'usd', axisLabel: 'USD', fmt: (v) => fmtCost(v) },
-        ],
+      const data = await api.get('/admin/api/charts/llm', { days: CHART_DAYS }, opts);
+      monthEl.replaceChildren(monthTiles(data));
+      const items = Array.isArray(data?.items) ? data.items : [];
+      if (!items.length) return h('p', { class: 'empty' }, `Aucun appel LLM ces ${CHART_DAYS} derniers jours.`);
+      const today = Math.floor(Date.now() / 1000 / DAY) * DAY;
+      const x = [];
+      for (let d = today - (CHART_DAYS - 1) * DAY; d <= today; d += DAY) x.push(d);
+      const models = [...new Set(items.map((i) => i.model))].sort((a, b) => (a === data.primary_model ? -1 : b === data.primary_model ? 1 : a.localeCompare(b)));
+      const valuesOf = (model, key) => x.map((d) => items
+        .filter((i) => i.model === model && Math.floor(new Date(i.day).getTime() / 1000 / DAY) * DAY === d)
+        .reduce((s, i) => s + (Number(i[key]) || 0), 0));
+      const width = chartEl.clientWidth || root.clientWidth;
+      const calls = stackedBars({
+        id: 'llm-chart', title: 'Appels par jour et par modèle', x, width, axisLabel: 'appels', integer: true, fmt: (v) => fmtNum(Math.round(v)),
+        layers: models.map((m, k) => ({ label: m, values: valuesOf(m, 'calls'), color: paletteColor(k + 1) })),
       });
-      chart.el.dataset.calls = String(series.calls.reduce((a, b) => a + b, 0));
-      return chart.el;
+      calls.el.dataset.calls = String(items.reduce((s, i) => s + (Number(i.calls) || 0), 0));
+      calls.el.dataset.models = String(models.length);
+      const cost = stackedBars({
+        id: 'llm-cost-chart', title: 'Coût par jour et par modèle (tarif payant, USD)', x, width, axisLabel: 'USD', fmt: (v) => fmtCost(v),
+        layers: models.map((m, k) => ({ label: m, values: valuesOf(m, 'cost_usd'), color: paletteColor(k + 1) })),
+      });
+      const tokens = items.reduce((s, i) => s + (Number(i.prompt_tokens) || 0) + (Number(i.completion_tokens) || 0), 0);
+      const hits = (Array.isArray(data.cache_hits) ? data.cache_hits : []).reduce((s, d) => s + (Number(d.hits) || 0), 0);
+      return h('div', null, calls.el, cost.el,
+        h('p', { class: 'muted chart-totals', id: 'llm-period' },
+          `Sur ${CHART_DAYS} jours : ${fmtNum(tokens)} jetons, ${fmtNum(hits)} réponse(s) servie(s) par le cache sans appel, `,
+          `part du modèle de secours (${fmtText(data.fallback_model)}) : ${shareText(data.fallback_share)}.`));
     });
   }
 

@@ -20,6 +20,24 @@ export function providerOffReason(healthRows) {
   return '';
 }
 
+/** The offline gazetteer's places for a row's text, as buttons that fill the coordinates. */
+async function suggestions(l, onChoose, opts) {
+  const data = await api.get('/admin/api/gazetteer/candidates', { q: l.location_raw, country: l.country }, opts);
+  if (data && data.available === false) return h('p', { class: 'muted hint' }, 'Pas de suggestion : le gazetteer hors ligne n’est pas chargé sur ce serveur (scripts/fetch-gazetteer.sh).');
+  const items = Array.isArray(data?.items) ? data.items : [];
+  if (!items.length) return h('p', { class: 'muted hint' }, `Le gazetteer ne connaît aucun lieu nommé « ${fmtText(data?.name ?? l.location_raw)} ».`);
+  const list = h('ul', { class: 'suggestion-list', 'aria-label': `Lieux du gazetteer pour « ${fmtText(data.name)} »` });
+  for (const c of items) {
+    const where = [c.admin1, c.country_code].filter(Boolean).join(', ');
+    const pop = Number(c.population) > 0 ? ` · ${fmtNum(c.population)} hab.` : '';
+    list.append(h('li', null, h('button', {
+      type: 'button', class: `suggestion${c.in_region ? ' in-region' : ''}`, 'data-lat': String(c.lat), 'data-lon': String(c.lon),
+      onclick: () => onChoose(Number(c.lat), Number(c.lon)),
+    }, `${fmtText(c.name)} (${where})${pop}${c.in_region ? ' · dans la région indiquée' : ''}`)));
+  }
+  return h('div', null, h('p', { class: 'hint' }, 'Suggestions du gazetteer :'), list);
+}
+
 export const STATUSES = ['pending', 'processing', 'done', 'country_only', 'llm_needed', 'manual', 'error'];
 
 /** Client-side validation of manual coordinates → {lat, lon} or an error string. */
@@ -190,9 +208,24 @@ export function mount(root, params) {
       lonIn.value = String(lon);
       msg.textContent = '';
     });
+    const suggestEl = h('div', { class: 'suggestions', id: `suggest-${l.id}` });
+    let suggested = false;
     const disclosure = h('details', { class: 'manual-coords' }, h('summary', null, 'Coordonnées manuelles'),
-      h('p', { class: 'muted hint' }, 'Cliquez sur la carte ou tapez les valeurs.'), picker.el, coordForm);
-    disclosure.addEventListener('toggle', () => { if (disclosure.open) picker.draw(); });
+      h('p', { class: 'muted hint' }, 'Cliquez sur la carte, choisissez un lieu proposé par le gazetteer ou tapez les valeurs.'),
+      picker.el, suggestEl, coordForm);
+    disclosure.addEventListener('toggle', () => {
+      if (!disclosure.open) return;
+      picker.draw();
+      if (!suggested) {
+        suggested = true;
+        loadInto(suggestEl, () => suggestions(l, (lat, lon) => {
+          latIn.value = String(lat);
+          lonIn.value = String(lon);
+          msg.textContent = '';
+          picker.set(lat, lon);
+        }, opts));
+      }
+    });
     return h('div', { class: 'row-actions' }, requeue, disclosure);
   }
 

@@ -7,6 +7,8 @@ import { h, clear, fmtNum, fmtDate, fmtText, asList, table, badge, kvList } from
 import { flash, errorBox, actionButton, errorText } from '../ui.js';
 import { jobTypeLabel, runStatusLabel, fmtDuration, secondsBetween, statsPairs } from '../words.js';
 import { healthCards, verdict, banner, pipeline, runProgress, since } from './pilotage-parts.js';
+import { geocodingCharts } from './pilotage-charts.js';
+import { followedJobs } from './pilotage-follow.js';
 
 export const OVERVIEW_REFRESH_MS = 15000;
 export const MONITOR_INTERVALS = [3, 5, 10, 30];
@@ -83,7 +85,9 @@ export function mount(root) {
 
   const stamp = h('span', { class: 'muted', 'aria-live': 'polite' });
   const autoBox = h('input', { type: 'checkbox', id: 'pilotage-auto', checked: true });
-  const refreshBtn = h('button', { type: 'button', id: 'pilotage-refresh', onclick: () => refresh() }, 'Actualiser');
+  const charts = geocodingCharts(ctrl.signal);
+  const followed = followedJobs();
+  const refreshBtn = h('button', { type: 'button', id: 'pilotage-refresh', onclick: () => { refresh(); charts.load(); } }, 'Actualiser');
 
   const loading = () => h('div', null, h('p', { class: 'muted' }, 'Chargement…'));
   const secBanner = loading();
@@ -106,7 +110,8 @@ export function mount(root) {
       confirmText: CONFIRM_JOBS[type],
       danger: type in CONFIRM_JOBS,
       onDone: (res) => {
-        flash(`${label} : demande n° ${fmtText(res?.id)} enregistrée ; le service ${service || 'concerné'} la prendra à son prochain passage.`, 'ok');
+        flash(`${label} : demande n° ${fmtText(res?.id)} enregistrée ; le service ${service || 'concerné'} la prendra à son prochain passage. Son avancement est suivi sous « Demandes suivies ».`, 'ok');
+        if (Number.isFinite(Number(res?.id))) followed.add(Number(res.id), type);
         refresh();
       },
     });
@@ -132,6 +137,7 @@ export function mount(root) {
         refreshBtn, stamp)),
     secBanner,
     h('section', { 'aria-labelledby': 'h-geo' }, h('h2', { id: 'h-geo' }, 'Chaîne de géocodage'), secGeocoder),
+    h('section', { 'aria-labelledby': 'h-geo-charts' }, h('h2', { id: 'h-geo-charts' }, 'Activité du géocodage'), charts.el),
     h('section', { 'aria-labelledby': 'h-runs' }, h('h2', { id: 'h-runs' }, 'Exécutions en cours'), secRuns),
     h('section', { 'aria-labelledby': 'h-last' }, h('h2', { id: 'h-last' }, 'Dernières exécutions terminées'), secLast),
     h('section', { 'aria-labelledby': 'h-health' }, h('h2', { id: 'h-health' }, 'Services'), secHealth),
@@ -139,6 +145,7 @@ export function mount(root) {
       h('h2', { id: 'h-jobs' }, 'Lancer une tâche'),
       h('div', { class: 'toolbar' }, cleanupBtn),
       crawlerReason),
+    h('section', { 'aria-labelledby': 'h-followed' }, h('h2', { id: 'h-followed' }, 'Demandes suivies'), followed.el),
     h('section', { 'aria-labelledby': 'h-pending' }, h('h2', { id: 'h-pending' }, 'Demandes en attente'), secJobs),
     h('section', { 'aria-labelledby': 'h-failed' }, h('h2', { id: 'h-failed' }, 'Demandes en échec'), secFailed),
     h('section', { 'aria-labelledby': 'h-queue' }, h('h2', { id: 'h-queue' }, 'File d’enrichissement'), secQueue),
@@ -332,6 +339,7 @@ export function mount(root) {
   autoBox.addEventListener('change', schedule);
 
   refresh();
+  charts.load();
   schedule();
 
   return () => {
@@ -339,6 +347,7 @@ export function mount(root) {
     clearInterval(timer);
     ctrl.abort();
     monitor.stop();
+    followed.stop();
   };
 }
 

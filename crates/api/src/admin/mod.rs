@@ -2,11 +2,16 @@
 //! (the `require_admin` layer); handlers take [`crate::auth::AdminSession`] for the audit.
 //! One file per resource family.
 
+pub mod band_history;
+pub mod band_unlock;
 pub mod bands;
+pub mod charts;
+pub mod gazetteer;
 pub mod geocoding;
 pub mod jobs;
 pub mod locations;
 pub mod monitoring;
+pub mod trigger_follow;
 
 use crate::state::AppState;
 use utoipa_axum::router::OpenApiRouter;
@@ -20,4 +25,9 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(geocoding::router())
         .merge(monitoring::router())
         .merge(jobs::router())
+        .merge(band_unlock::router())
+        .merge(band_history::router())
+        .merge(charts::router())
+        .merge(gazetteer::router())
+        .merge(trigger_follow::router())
 }

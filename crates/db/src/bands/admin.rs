@@ -8,6 +8,7 @@ mod edit;
 mod fields;
 mod list;
 pub mod search;
+mod unlock;
 
 pub use detail::{
     BandDetail, BandLlmCall, BandLocation, band_detail, llm_calls, llm_calls_total, locations,
@@ -20,3 +21,4 @@ pub use list::{
     BandFilter, BandListItem, BandSort, Selection, SortKey, explain, explain_selected_page,
     list_bands_sql, list_selected,
 };
+pub use unlock::{UnlockOutcome, unlock_field};

@@ -1,0 +1,94 @@
+//! `GET /admin/api/bands/{ma_id}/history` (issue 17): the audit rows of one band — its
+//! edits, conflict resolutions and unlocks, and the admin actions on its location rows —
+//! newest first, each with its before/after.
+
+use crate::admin::monitoring::shapes::ListPage;
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::{Page, Path, Query};
+use crate::state::AppState;
+use axum::extract::State;
+use bandmap_db::monitoring::HistoryRow;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+/// Routes of this module.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(band_history))
+}
+
+/// Paging of the history.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct HistoryQuery {
+    /// Page size (default 50, max 500).
+    #[param(value_type = Option<i64>, minimum = 0)]
+    limit: Option<String>,
+    /// Rows to skip.
+    #[param(value_type = Option<i64>, minimum = 0)]
+    offset: Option<String>,
+}
+
+/// One admin action on the band or one of its location rows.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct HistoryItem {
+    /// Audit id.
+    pub id: i64,
+    /// When.
+    pub at: DateTime<Utc>,
+    /// Admin.
+    pub username: String,
+    /// Action, e.g. `band.patch`, `band.unlock`, `location.patch`.
+    pub action: String,
+    /// `band:<ma_id>` or `location:<id>`.
+    pub target: Option<String>,
+    /// State before.
+    pub before: Option<Value>,
+    /// State after.
+    pub after: Option<Value>,
+}
+
+impl From<HistoryRow> for HistoryItem {
+    fn from(r: HistoryRow) -> Self {
+        HistoryItem {
+            id: r.id,
+            at: r.at,
+            username: r.username,
+            action: r.action,
+            target: r.target,
+            before: r.before,
+            after: r.after,
+        }
+    }
+}
+
+/// The band's audit history, newest first.
+#[utoipa::path(
+    get, path = "/bands/{ma_id}/history", tag = "admin: bands",
+    params(("ma_id" = i64, Path, description = "Upstream band id"), HistoryQuery),
+    responses(
+        (status = 200, description = "a page of audit rows", body = ListPage<HistoryItem>),
+        (status = 400, description = "Bad parameter", body = ErrorBody),
+        (status = 401, description = "No session", body = ErrorBody),
+        (status = 404, description = "Unknown band", body = ErrorBody),
+    ),
+    security(("session" = []))
+)]
+pub async fn band_history(
+    State(state): State<AppState>,
+    Path(ma_id): Path<i64>,
+    Query(q): Query<HistoryQuery>,
+) -> Result<axum::Json<ListPage<HistoryItem>>, ApiError> {
+    let page = Page::parse(q.limit.as_deref(), q.offset.as_deref())?;
+    if bandmap_db::bands::admin::band_detail(&state.pool, ma_id)
+        .await?
+        .is_none()
+    {
+        return Err(ApiError::not_found(format!("no band {ma_id}")));
+    }
+    let (rows, total) =
+        bandmap_db::monitoring::band_history(&state.pool, ma_id, page.limit, page.offset).await?;
+    Ok(axum::Json(ListPage::from_rows(rows, total, page)))
+}
