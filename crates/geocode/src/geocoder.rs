@@ -131,7 +131,9 @@ impl Geocoder {
         }
         let mut unasked = 0;
         for q in &queries {
-            match self.query_tier(q).await {
+            // Boxed: the provider call's future (HTTP client, retries, pacing, counters) is
+            // large, and batches poll many resolutions side by side on one stack.
+            match Box::pin(self.query_tier(q)).await {
                 Tier::Accepted(r) => return Resolution::Accepted(r),
                 Tier::Rejected(why) => notes.push(format!("'{}': {why}", q.text)),
                 Tier::Unasked => unasked += 1,
@@ -227,7 +229,7 @@ impl Geocoder {
         };
         let resp: Value = match bandmap_db::activity_counters::counted(
             &self.inner.pool,
-            provider.search(q),
+            Box::pin(provider.search(q)),
         )
         .await
         {

@@ -15,7 +15,7 @@ pub const DEADLINE: Duration = Duration::from_secs(240);
 /// Secrets of the pipeline's environment (each unique, so a leak is unambiguous).
 pub const ADMIN_PASSWORD: &str = "fault-admin-password-7f3a9c";
 pub const JWT_SECRET: &str = "fault-jwt-secret-5b1e0d7c9a2f4e6b8d0c1a3e5f7b9d2c";
-pub const IMPORT_TOKEN: &str = "fault-import-token-3c8e1f6a0b9d";
+pub const IMPORT_TOKEN: &str = "fault-import-token-3c8e1f6a0b9d-7f2e5a91c04d";
 
 /// Root of the repository.
 pub fn repo() -> PathBuf {
