@@ -8,6 +8,7 @@ import { getJson, isAbort } from './api.js';
 import { $, h } from './dom.js';
 import { showError, clearError } from './errors.js';
 import { countryShapes } from './outline.js';
+import { smallCountryPoints } from './small-countries.js';
 import { state, updateUrl, FILTERS } from './state.js';
 
 // Sequential classes, dark to bright (the theme's reds toward bone).
@@ -142,10 +143,14 @@ export async function loadDensity() {
 
 function ensureShapes(countries) {
   if (shapesLayer) return;
-  shapesLayer = L.geoJSON(countries, {
+  const renderer = L.svg({ pane: PANE });
+  const features = [...(countries?.features ?? []), ...smallCountryPoints(countries)];
+  shapesLayer = L.geoJSON({ type: 'FeatureCollection', features }, {
     pane: PANE,
-    renderer: L.svg({ pane: PANE }),
+    renderer,
     style: styleOf,
+    // Countries without an outline at this scale: a dot, painted like a shape.
+    pointToLayer: (_f, latlng) => L.circleMarker(latlng, { pane: PANE, renderer, radius: 6 }),
     onEachFeature: (f, layer) => {
       layer.bindTooltip(tip, { sticky: true, direction: 'top', offset: [0, -8], className: 'bm-density-tip' });
       layer.on('add', () => tagPath(layer));
