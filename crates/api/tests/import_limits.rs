@@ -126,3 +126,22 @@ async fn a_body_that_stops_arriving_is_cut_by_the_import_time_limit() {
     assert!(answer.contains("IMPORT_TIME_LIMIT_SECS"), "{answer}");
     assert_eq!(count(&app, "SELECT count(*) FROM bands").await, 0);
 }
+
+/// Found by schemathesis: an unknown key holding a NUL character made the refusal's audit
+/// row (which quotes the key) fail in `jsonb`, and the import answered 500.
+#[tokio::test]
+async fn a_refused_import_quoting_a_nul_character_is_a_400_with_its_audit_row() {
+    let app = spawn_app().await;
+    let body = r#"[{"ma_id": 5, "name": "A", "x\u0000y": 1}]"#;
+    let (status, answer) = import(&app, IMPORT_TOKEN, body.into()).await;
+    assert_eq!(status, 400, "{answer}");
+    let after: Option<Value> = sqlx::query_scalar(
+        "SELECT after FROM admin_audit_log WHERE action = 'bands.import_refused'",
+    )
+    .fetch_one(&app.db.pool)
+    .await
+    .unwrap();
+    let error = after.unwrap()["error"].as_str().unwrap().to_string();
+    assert!(error.contains("xy"), "{error}");
+    assert_eq!(count(&app, "SELECT count(*) FROM bands").await, 0);
+}
