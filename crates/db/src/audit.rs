@@ -50,7 +50,7 @@ pub async fn record(db: impl Acquire<'_, Database = Postgres>, e: &Entry<'_>) ->
     Ok(id)
 }
 
-/// `value` as `jsonb` can hold it: PostgreSQL refuses the NUL character (`\0`) in
+/// `value` as `jsonb` can hold it: PostgreSQL refuses the NUL character (`\u0000`) in
 /// `jsonb` strings and keys, and an audited value may quote what a client sent (an import
 /// refused for an unknown key names the key). NULs are dropped; nothing else changes.
 fn storable(value: &Value) -> Value {
