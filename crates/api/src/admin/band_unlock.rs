@@ -58,9 +58,8 @@ pub async fn unlock_field(
     let body: UnlockRequest = serde_json::from_value(body)
         .map_err(|e| ApiError::bad_request(format!("invalid body: {e}")))?;
     let field = BandField::parse(body.field.trim()).ok_or_else(|| {
-        ApiError::bad_request(
-            "field must be one of: name, genre, themes, status, country, location_text, formed_year",
-        )
+        let names: Vec<&str> = BandField::ALL.iter().map(|f| f.as_str()).collect();
+        ApiError::bad_request(format!("field must be one of: {}", names.join(", ")))
     })?;
     let who = Audit {
         username: &session.username,
