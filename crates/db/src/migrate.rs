@@ -47,6 +47,7 @@ pub const MIGRATIONS: &[Migration] = migrations![
     "020_login_flood_sessions.sql",
     "021_lease_tokens_and_retention.sql",
     "022_activity_counters.sql",
+    "023_pipeline_plans.sql",
 ];
 
 /// Key of the advisory lock held while migrating ("bandmap" in ASCII).

@@ -132,6 +132,11 @@ pub async fn claim(conn: impl sqlx::PgExecutor<'_>) -> Result<Option<Claimed>> {
 /// first, `FOR UPDATE SKIP LOCKED`, so concurrent claimers never share a row), each with
 /// its rule-17 twin. All rows of one claim share one `claimed_at` (the statement's
 /// `now()`); the token stays `(id, claimed_at)`. Returned in claim order.
+///
+/// The twin is read through `band_locations_twin` (migration 023), whose key
+/// `(lower(location_raw), coalesce(country, ''), id)` hands the lowest id of a place at
+/// once; the `coalesce` condition only lets the planner use that key, the
+/// `IS NOT DISTINCT FROM` keeps NULL and '' apart.
 pub async fn claim_batch(conn: impl sqlx::PgExecutor<'_>, limit: i64) -> Result<Vec<Claimed>> {
     Ok(sqlx::query_as(
         "WITH c AS (
@@ -152,6 +157,7 @@ pub async fn claim_batch(conn: impl sqlx::PgExecutor<'_>, limit: i64) -> Result<
              FROM band_locations d
              WHERE d.geocode_status = 'done'
                AND lower(d.location_raw) = lower(c.location_raw)
+               AND coalesce(d.country, '') = coalesce(c.country, '')
                AND d.country IS NOT DISTINCT FROM c.country
                AND d.lat IS NOT NULL AND d.lon IS NOT NULL AND d.id <> c.id
              ORDER BY d.id LIMIT 1
