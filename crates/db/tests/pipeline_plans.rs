@@ -47,8 +47,14 @@ async fn stale_statistics(db: &TestDb) {
     .execute(&db.pool)
     .await
     .unwrap();
-    sqlx::query("ANALYZE band_locations").execute(&db.pool).await.unwrap();
-    sqlx::query("ANALYZE bands").execute(&db.pool).await.unwrap();
+    sqlx::query("ANALYZE band_locations")
+        .execute(&db.pool)
+        .await
+        .unwrap();
+    sqlx::query("ANALYZE bands")
+        .execute(&db.pool)
+        .await
+        .unwrap();
     sqlx::query(
         "UPDATE band_locations SET geocode_status = 'done', lat = 60, lon = 5, provider = 'seed'
          WHERE id IN (SELECT id FROM band_locations ORDER BY id LIMIT $1)",
@@ -115,7 +121,9 @@ async fn finishing_a_batch_reads_a_bounded_number_of_rows_under_stale_statistics
     let rows = claim::claim_batch(&mut *tx, BATCH).await.unwrap();
     assert_eq!(rows.len() as i64, BATCH);
     let before = rows_read(&mut tx).await;
-    let written = done::finish_batch(&mut *tx, &finished(&rows)).await.unwrap();
+    let written = done::finish_batch(&mut *tx, &finished(&rows))
+        .await
+        .unwrap();
     let read = rows_read(&mut tx).await - before;
     assert_eq!(written.len() as i64, BATCH);
     assert!(

@@ -155,3 +155,57 @@ async fn fingerprint_follows_content_not_version() {
     assert_eq!(c.version, a.version);
     assert_ne!(c.fingerprint, a.fingerprint);
 }
+
+/// A query over the whole world, optionally filtered on a genre.
+fn world(genre: Option<&str>) -> bandmap_index::map::ClusterQuery {
+    bandmap_index::map::ClusterQuery {
+        bbox: bandmap_index::map::Bbox::WORLD,
+        zoom: 3,
+        filter: bandmap_index::map::Filter::new(genre, None, None, None, None),
+    }
+}
+
+#[tokio::test]
+async fn a_rebuild_empties_the_old_snapshots_caches_and_a_failed_one_keeps_them() {
+    let db = seeded().await;
+    let pool = &db.pool;
+    let index = MapIndex::new();
+    assert!(index.refresh(pool).await.unwrap());
+    let old = index.current();
+    let black = world(Some("black"));
+    old.filter_index(&black.filter);
+    old.geojson(&black);
+    assert_eq!((old.filters.len(), old.bodies.len()), (1, 1));
+
+    // A successful rebuild: the replaced snapshot drops its caches and keeps no new ones
+    // (a request still holding it is answered, uncached).
+    index.reload(pool).await.unwrap();
+    assert_eq!((old.filters.len(), old.bodies.len()), (0, 0));
+    let answer = old.geojson(&black);
+    old.filter_index(&black.filter);
+    assert!(!answer.is_empty());
+    assert_eq!((old.filters.len(), old.bodies.len()), (0, 0));
+    let new = index.current();
+    assert!(new.keeps_caches());
+    new.geojson(&black);
+    assert_eq!(new.bodies.len(), 1, "the new snapshot keeps answers");
+
+    // A failed rebuild: the snapshot in use stays and keeps caching.
+    index
+        .reload_with(
+            pool,
+            |_: i64, _: bandmap_index::map::snapshot::Staged| -> Snapshot {
+                panic!("injected build failure")
+            },
+        )
+        .await
+        .unwrap_err();
+    assert!(std::sync::Arc::ptr_eq(&new, &index.current()));
+    assert!(new.keeps_caches());
+    new.geojson(&world(None));
+    assert_eq!(
+        new.bodies.len(),
+        1,
+        "answers are kept again after the failed rebuild"
+    );
+}

@@ -23,7 +23,7 @@ mod table;
 pub use bandmap_db::bands::admin::Selection;
 pub use bandmap_db::bands::admin::search::{LoweredPatterns, SearchRow, Watermark};
 pub use matcher::Matcher;
-pub use table::{MAX_CANDIDATES, SearchTable};
+pub use table::{MAX_CANDIDATES, SearchTable, TableBuilder};
 
 use bandmap_db::bands::admin::search as queries;
 use bandmap_db::bands::admin::{BandFilter, BandListItem, list_bands_sql, list_selected};
@@ -66,8 +66,11 @@ impl BandSearch {
 
     /// Loads the copy now (start-up warm-up, tests).
     pub async fn load_now(&self, pool: &PgPool) -> Result<()> {
-        let (rows, mark) = queries::load_all(pool).await?;
-        let table = tokio::task::spawn_blocking(move || SearchTable::new(rows))
+        // Each row is packed as it is decoded: the load's owned strings never exist
+        // together (docs/performance.md "Serve memory").
+        let mut builder = TableBuilder::default();
+        let mark = queries::load_each(pool, |r| builder.push(r)).await?;
+        let table = tokio::task::spawn_blocking(move || builder.finish())
             .await
             .map_err(|e| DbError::Internal(format!("building the band search: {e}")))?;
         if let Err(e) = queries::prune_tombstones(pool).await {

@@ -46,26 +46,46 @@ fn key(r: &Row, sort: BandSort) -> Option<Key> {
     })
 }
 
-impl SearchTable {
-    /// A table of freshly loaded rows (with their ranks).
-    /// Each row is packed as it is taken, so its strings are freed while the table
-    /// grows.
-    pub fn new(rows: Vec<SearchRow>) -> SearchTable {
-        let mut strings = Strings::default();
-        let mut packed = Vec::with_capacity(rows.len());
-        packed.extend(rows.into_iter().map(|r| Row::pack(r, &mut strings)));
-        let slots = packed
+/// A [`SearchTable`] filled row by row as a full load decodes them.
+#[derive(Debug, Default)]
+pub struct TableBuilder {
+    rows: Vec<Row>,
+    strings: Strings,
+}
+
+impl TableBuilder {
+    /// Packs one freshly loaded row (with its ranks); its strings are freed here.
+    pub fn push(&mut self, r: SearchRow) {
+        self.rows.push(Row::pack(r, &mut self.strings));
+    }
+
+    /// The table of the rows pushed.
+    pub fn finish(self) -> SearchTable {
+        let TableBuilder { rows, strings } = self;
+        let slots = rows
             .iter()
             .enumerate()
             .map(|(i, r)| (r.ma_id, i as u32))
             .collect();
-        let unranked = packed.iter().filter(|r| r.name_rank().is_none()).count();
+        let unranked = rows.iter().filter(|r| r.name_rank().is_none()).count();
         SearchTable {
-            rows: packed,
+            rows,
             strings,
             slots,
             unranked,
         }
+    }
+}
+
+impl SearchTable {
+    /// A table of freshly loaded rows (with their ranks).
+    pub fn new(rows: Vec<SearchRow>) -> SearchTable {
+        let mut b = TableBuilder {
+            rows: Vec::with_capacity(rows.len()),
+            strings: Strings::default(),
+        };
+        rows.into_iter().for_each(|r| b.push(r));
+        b.finish()
     }
 
     /// Approximate bytes held by the rows (without the allocator's overhead).

@@ -94,6 +94,13 @@ impl BodyCache {
         inner.map.insert(key, (body, tick));
     }
 
+    /// Drops every body kept.
+    pub fn clear(&self) {
+        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        inner.map = HashMap::new();
+        inner.bytes = 0;
+    }
+
     /// Number of bodies kept.
     pub fn len(&self) -> usize {
         self.inner.lock().map(|i| i.map.len()).unwrap_or(0)
@@ -126,7 +133,9 @@ impl Snapshot {
         }
         let result = self.query_with(q, breakdown);
         let body: Arc<[u8]> = crate::map::geojson::write_with(self, &result, breakdown).into();
-        self.bodies.put(key, body.clone());
+        if self.keeps_caches() {
+            self.bodies.put(key, body.clone());
+        }
         body
     }
 }

@@ -269,6 +269,11 @@ impl FilterCache {
         self.0.insert(filter, index);
     }
 
+    /// Drops every cached index.
+    pub fn clear(&self) {
+        self.0.clear();
+    }
+
     /// Number of cached indexes.
     pub fn len(&self) -> usize {
         self.0.len()
@@ -287,7 +292,9 @@ impl Snapshot {
             return idx;
         }
         let idx = Arc::new(FilterIndex::build(self, filter));
-        self.filters.put(filter.clone(), idx.clone());
+        if self.keeps_caches() {
+            self.filters.put(filter.clone(), idx.clone());
+        }
         idx
     }
 }

@@ -101,13 +101,20 @@ impl MapIndex {
         F: FnOnce(i64, crate::map::snapshot::Staged) -> Snapshot + Send + 'static,
     {
         let started = std::time::Instant::now();
-        match load::load_with(pool, build).await {
+        // The snapshot in use keeps serving while its successor builds; its caches go now
+        // so that the two never hold filter indexes and kept answers at once (the serve
+        // process's memory peak is this moment, docs/performance.md "Serve memory").
+        let old = self.current();
+        old.retire_caches();
+        let expected = old.len() + old.len() / 32;
+        match load::load_sized(pool, expected, build).await {
             Ok(snap) => {
                 bandmap_metrics::index::rebuilt(snap.len(), snap.version, started.elapsed());
                 self.install(snap);
                 Ok(())
             }
             Err(e) => {
+                old.keep_caches_again();
                 self.failed.store(true, Ordering::Release);
                 Err(e)
             }

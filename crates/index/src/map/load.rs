@@ -32,14 +32,23 @@ pub async fn load(pool: &PgPool) -> Result<Snapshot, LoadError> {
 }
 
 /// [`load`] with another snapshot builder (tests inject a failing one).
-#[tracing::instrument(skip_all)]
 pub async fn load_with<F>(pool: &PgPool, build: F) -> Result<Snapshot, LoadError>
+where
+    F: FnOnce(i64, Staged) -> Snapshot + Send + 'static,
+{
+    load_sized(pool, 0, build).await
+}
+
+/// [`load_with`], with room for `expected` rows reserved up front (a rebuild passes the
+/// size of the snapshot it replaces, so the row list is not grown by doubling).
+#[tracing::instrument(skip_all)]
+pub async fn load_sized<F>(pool: &PgPool, expected: usize, build: F) -> Result<Snapshot, LoadError>
 where
     F: FnOnce(i64, Staged) -> Snapshot + Send + 'static,
 {
     let version = map_points::data_version(pool).await?;
     // Each row is packed as it arrives: the owned rows never exist together.
-    let mut rows = Staged::default();
+    let mut rows = Staged::with_capacity(expected);
     let pending = map_points::load_points_each(pool, |r| rows.push(r)).await?;
     let n = rows.len();
     let started = std::time::Instant::now();

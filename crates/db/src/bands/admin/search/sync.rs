@@ -33,6 +33,19 @@ pub const TOMBSTONE_DAYS: i32 = 1;
 pub async fn load_all(
     db: impl Acquire<'_, Database = Postgres>,
 ) -> Result<(Vec<SearchRow>, Watermark)> {
+    let mut rows = Vec::new();
+    let mark = load_each(db, |r| rows.push(r)).await?;
+    Ok((rows, mark))
+}
+
+/// [`load_all`] without holding the rows: each is handed to `each` as it is decoded (the
+/// band search packs it at once, so 120,000 rows of owned strings, ~50 MB, never exist
+/// together; docs/performance.md "Serve memory"). Returns the snapshot they were read at.
+pub async fn load_each(
+    db: impl Acquire<'_, Database = Postgres>,
+    mut each: impl FnMut(SearchRow) + Send,
+) -> Result<Watermark> {
+    use futures::TryStreamExt;
     let mut tx = db.begin().await?;
     sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
         .execute(&mut *tx)
@@ -40,11 +53,14 @@ pub async fn load_all(
     let mark: Watermark = sqlx::query_as(SNAPSHOT_SQL).fetch_one(&mut *tx).await?;
     // Built from constants only.
     let sql = format!("{COLUMNS}, {} FROM bands", rank_columns());
-    let rows: Vec<SearchRow> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-        .fetch_all(&mut *tx)
-        .await?;
+    {
+        let mut rows = sqlx::query_as::<_, SearchRow>(sqlx::AssertSqlSafe(sql)).fetch(&mut *tx);
+        while let Some(row) = rows.try_next().await? {
+            each(row);
+        }
+    }
     tx.commit().await?;
-    Ok((rows, mark))
+    Ok(mark)
 }
 
 /// Deletes tombstones no copy can still need.
