@@ -47,6 +47,10 @@ const FAMILY_OF_GENRE = {
 };
 const FAMILY_NAMES = ['black', 'death', 'doom', 'thrash', 'heavy', 'progressive', 'folk', 'gothic', 'grind', 'other'];
 const familyOf = (b) => FAMILY_OF_GENRE[b.genre] ?? 'other';
+/** The `family=` names of a query, as written (trimmed, blanks dropped). */
+const familyNames = (q) => (q.get('family') || '').split(',').map((f) => f.trim()).filter(Boolean);
+/** The `family=` list of a query (lower-cased, blanks dropped). */
+const familyList = (q) => familyNames(q).map((f) => f.toLowerCase());
 const GEO_STATUSES = ['done', 'done', 'done', 'done', 'country_only', 'error', 'llm_needed', 'pending', 'manual'];
 
 // A band whose path has three steps, the middle one never placed, and four bands of one
@@ -294,7 +298,7 @@ function clusters(q) {
   const zoom = Number(q.get('zoom') ?? 3);
   if (bbox.length !== 4 || bbox.some((n) => !Number.isFinite(n))) return null;
   const [minLon, minLat, maxLon, maxLat] = bbox;
-  const families = (q.get('family') || '').split(',').map((f) => f.trim().toLowerCase()).filter(Boolean);
+  const families = familyList(q);
   if (families.some((f) => !FAMILY_NAMES.includes(f))) return null;
   const breakdown = q.get('breakdown') === 'families';
   const byId = new Map(state.bands.map((b) => [b.ma_id, b]));
@@ -360,10 +364,13 @@ const POPULATIONS = {
   Spain: ['ES', 724, 46723749], Italy: ['IT', 380, 60431283], Czechia: ['CZ', 203, 10625695], Netherlands: ['NL', 528, 17231017],
 };
 
-/** GET /api/countries: the catalogue's bands per country under the map's filters. */
+/** GET /api/countries: the catalogue's bands per country under the map's filters and the
+ *  genre families (`family=`, as /api/clusters; the caller rejects unknown names). */
 function countryDensities(q) {
+  const families = familyList(q);
   const counts = new Map();
   for (const b of state.bands) {
+    if (families.length && !families.includes(familyOf(b))) continue;
     if (q.get('genre') && !has(b.genre, q.get('genre'))) continue;
     const pop = POPULATIONS[b.country];
     if (q.get('country') && ![b.country, pop?.[0]].some((c) => String(c).toLowerCase() === q.get('country').toLowerCase())) continue;
@@ -447,6 +454,9 @@ async function handleApi(req, res, url) {
   }
   if (p === '/api/countries' && m === 'GET') {
     if ([...q.values()].some((v) => v.length > 100)) return err(res, 400, 'bad_request', 'filter too long');
+    // The real server's text (crates/api/src/public/params.rs, `families`).
+    const unknown = familyNames(q).find((f) => !FAMILY_NAMES.includes(f.toLowerCase()));
+    if (unknown !== undefined) return err(res, 400, 'bad_request', `family: unknown genre family ${JSON.stringify(unknown)} (known: ${FAMILY_NAMES.join(', ')})`);
     return send(res, 200, { items: countryDensities(q) });
   }
   if (p === '/api/openapi.json' && m === 'GET') return send(res, 200, openapi());

@@ -1,8 +1,9 @@
 // The density layer: a choropleth of bands per 100,000 inhabitants per country
-// (GET /api/countries under the page's filters; populations from GeoNames), painted on the
-// offline country shapes (outline.js) in a pane above the tiles and below the markers.
-// A toggle replaces the clusters with it; a legend gives the classes and the densest
-// countries; hovering a country shows its figure. State in the URL (`layer=density`).
+// (GET /api/countries under the page's filters and the legend's genre families; populations
+// from GeoNames), painted on the offline country shapes (outline.js) in a pane above the
+// tiles and below the markers. A toggle replaces the clusters with it; a legend gives the
+// classes, the families counted and the densest countries; hovering a country shows its
+// figure. State in the URL (`layer=density`).
 import * as L from '/vendor/leaflet/leaflet-src.esm.js';
 import { getJson, isAbort } from './api.js';
 import { $, h } from './dom.js';
@@ -10,6 +11,7 @@ import { showError, clearError } from './errors.js';
 import { countryShapes } from './outline.js';
 import { smallCountryPoints } from './small-countries.js';
 import { state, updateUrl, FILTERS } from './state.js';
+import { familyLabel } from './families.js';
 
 // Sequential classes, dark to bright (the theme's reds toward bone).
 const COLOURS = ['#4a1217', '#7d1a1f', '#b3202a', '#e0533d', '#f4a261'];
@@ -24,6 +26,10 @@ let items = new Map(); // feature key → answer item
 let classes = [];
 let ctrl = null;
 let onMode = null;
+let counted = []; // the genre families of the answer shown ([] = all)
+
+/** "Black, Doom / stoner / sludge": the families counted, or '' for all. */
+const familiesText = () => counted.map(familyLabel).join(', ');
 
 /** "Nice" value: two significant digits. */
 const nice = (v) => (v <= 0 ? 0 : Number(v.toPrecision(2)));
@@ -61,7 +67,7 @@ function tip(layer) {
   const name = it?.country ?? f.properties?.name ?? '';
   if (!it) return h('span', null, h('strong', null, name), h('br'), 'Aucun groupe avec ces filtres');
   return h('span', null, h('strong', null, name), h('br'),
-    `${fmt(it.bands, 0)} groupe${it.bands > 1 ? 's' : ''}`,
+    `${fmt(it.bands, 0)} groupe${it.bands > 1 ? 's' : ''}${counted.length ? ` (${familiesText()})` : ''}`,
     it.population ? ` · ${fmt(it.population, 0)} habitants` : '', h('br'),
     it.per_100k === null || it.per_100k === undefined
       ? 'population inconnue'
@@ -97,6 +103,7 @@ function legendBody() {
   });
   box.replaceChildren(
     h('p', { class: 'dens-title' }, 'Groupes pour 100 000 habitants'),
+    counted.length ? h('p', { class: 'dens-families', 'data-families': counted.join(',') }, `Familles : ${familiesText()}`) : null,
     classes.length ? h('ul', { class: 'dens-classes' }, rows) : h('p', { class: 'muted' }, ranked.length || !items.size ? 'Aucun groupe avec ces filtres.' : 'Populations indisponibles sur ce serveur.'),
     ranked.length ? h('ol', { class: 'dens-top', 'aria-label': 'Pays les plus denses' },
       ranked.slice(0, 5).map((i) => h('li', null, `${i.country ?? i.country_code} `, h('span', { class: 'figure' }, fmtDensity(i.per_100k))))) : null,
@@ -112,7 +119,8 @@ function paint() {
   });
   legendBody();
   const n = new Set(items.values()).size;
-  $('map-status').textContent = `Densité : ${n} pays avec des groupes${Object.keys(state.filters).length ? ' (filtres appliqués)' : ''}.`;
+  const filtered = Object.keys(state.filters).length || counted.length;
+  $('map-status').textContent = `Densité : ${n} pays avec des groupes${filtered ? ' (filtres appliqués)' : ''}.`;
 }
 
 /** Loads the densities for the filters and repaints; resolves when done (or failed). */
@@ -123,9 +131,12 @@ export async function loadDensity() {
   ctrl = mine;
   const q = new URLSearchParams();
   for (const k of FILTERS) if (state.filters[k]) q.set(k, state.filters[k]);
+  const families = [...state.families];
+  if (families.length) q.set('family', families.join(','));
   try {
     const data = await getJson(`/api/countries${q.size ? `?${q}` : ''}`, { signal: mine.signal });
     if (mine !== ctrl) return;
+    counted = families;
     items = new Map();
     for (const it of Array.isArray(data?.items) ? data.items : []) {
       if (Number.isFinite(it.iso_numeric) && it.iso_numeric > 0) items.set(`n${it.iso_numeric}`, it);

@@ -1,6 +1,6 @@
 // The density toggle: a choropleth of bands per 100,000 inhabitants per country
-// (GET /api/countries), with a legend, the figure in a tooltip, the filters applied to it,
-// and its state in the URL.
+// (GET /api/countries), with a legend, the figure in a tooltip, the filters and the
+// legend's genre families applied to it, and its state in the URL.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useTargetAndBrowser, watchPage } from './helpers.mjs';
@@ -18,6 +18,39 @@ const answerTotal = (page, query) => page.evaluate(async (q) => {
   const body = await (await fetch(`/api/countries${q}`)).json();
   return body.items.reduce((a, i) => a + i.bands, 0);
 }, query);
+
+/** Bands per country code painted, and as an /api/countries answer gives them. */
+const paintedByCode = (page) => page.evaluate(() => {
+  const seen = {};
+  for (const p of document.querySelectorAll('.leaflet-density-pane path[data-cc]')) {
+    if (p.dataset.cc) seen[p.dataset.cc] = Number(p.dataset.bands);
+  }
+  return seen;
+});
+const answerByCode = (page, query) => page.evaluate(async (q) => {
+  const body = await (await fetch(`/api/countries${q}`)).json();
+  return Object.fromEntries(body.items.map((i) => [i.country_code, i.bands]));
+}, query);
+
+/** Waits until the painted bands sum to `n`. */
+const paintedTotalIs = (page, n) => page.waitForFunction((want) => {
+  const seen = new Map();
+  for (const p of document.querySelectorAll('.leaflet-density-pane path[data-cc]')) if (p.dataset.cc) seen.set(p.dataset.cc, Number(p.dataset.bands));
+  return [...seen.values()].reduce((a, b) => a + b, 0) === want;
+}, n, { timeout: 15000 });
+
+/** A point inside a painted country (its shape is the element there), or null. */
+const paintedSpot = (page) => page.evaluate(() => {
+  for (const p of document.querySelectorAll('.leaflet-density-pane path[data-density]:not([data-density=""])')) {
+    const r = p.getBoundingClientRect();
+    for (const [fx, fy] of [[0.5, 0.5], [0.4, 0.6], [0.6, 0.4], [0.5, 0.7], [0.3, 0.3]]) {
+      const x = r.left + r.width * fx;
+      const y = r.top + r.height * fy;
+      if (document.elementFromPoint(x, y) === p) return { x, y, cc: p.dataset.cc };
+    }
+  }
+  return null;
+});
 
 describe('public map: density', () => {
   let target;
@@ -115,6 +148,87 @@ describe('public map: density', () => {
     assert.equal(await page.locator('.leaflet-density-pane path').count(), 0, 'the choropleth is gone');
     assert.equal(await legend.isVisible(), false);
     assert.doesNotMatch(page.url(), /layer=density/);
+
+    assert.deepEqual(problems.errors, []);
+    assert.deepEqual(problems.csp, [], 'the page works under the Content-Security-Policy');
+    await page.close();
+  });
+  test('a genre family clicked in the legend filters the density layer', async (t) => {
+    const page = await browser.context.newPage();
+    const problems = watchPage(page);
+    const first = page.waitForResponse((r) => r.url().includes('/api/countries'), { timeout: 15000 });
+    await page.goto(`${target.url}/?lat=50&lon=10&z=4&layer=density`);
+    const firstUrl = new URL((await first).url());
+    assert.equal(firstUrl.searchParams.has('family'), false, 'no family asked at first');
+    const total = await answerTotal(page, '');
+    await paintedTotalIs(page, total);
+    assert.equal(await page.locator('#density-legend .dens-families').count(), 0, 'no family line without a family');
+
+    // The families in legend order; the first that keeps some bands but not all.
+    const order = await page.locator('#families [data-family]').evaluateAll((els) => els.map((e) => e.dataset.family));
+    let fam = null;
+    let famTotal = null;
+    for (const f of order) {
+      const n = await answerTotal(page, `?family=${f}`);
+      if (n > 0 && n < total) {
+        fam = f;
+        famTotal = n;
+        break;
+      }
+    }
+    if (target.mock) assert.ok(fam, 'the mock has a family keeping some bands only');
+    if (!fam) {
+      t.diagnostic('no family keeps fewer bands: family step skipped');
+      await page.close();
+      return;
+    }
+
+    // Click it in the legend while the density is shown: /api/countries is asked again
+    // with family=, and the painted figures become that answer's, country by country.
+    const asked = page.waitForResponse((r) => r.url().includes('/api/countries?') && new URL(r.url()).searchParams.get('family') === fam, { timeout: 15000 });
+    await page.click(`#families [data-family="${fam}"]`);
+    assert.equal((await asked).status(), 200);
+    await paintedTotalIs(page, famTotal);
+    assert.ok(famTotal < total, `fewer bands painted (${famTotal} < ${total})`);
+    assert.deepEqual(await paintedByCode(page), await answerByCode(page, `?family=${fam}`));
+    assert.equal(await page.locator('.bm-marker[data-kind]').count(), 0, 'still the choropleth, no clusters');
+    assert.match(page.url(), new RegExp(`[?&]family=${fam}(&|$)`));
+    assert.match(page.url(), /[?&]layer=density(&|$)/);
+    // The legend and the status line say a family filter applies.
+    const famLine = page.locator('#density-legend .dens-families');
+    assert.equal(await famLine.getAttribute('data-families'), fam);
+    const label = await page.locator(`#families [data-family="${fam}"] .fam-label`).innerText();
+    assert.equal(await famLine.innerText(), `Familles : ${label}`);
+    assert.match(await page.locator('#map-status').innerText(), /filtres appliqués/);
+    // The tooltip names the family counted.
+    const spot = await paintedSpot(page);
+    if (target.mock) assert.ok(spot, 'a painted country can be pointed at');
+    if (spot) {
+      await page.mouse.move(spot.x, spot.y);
+      const tip = page.locator('.bm-density-tip');
+      await tip.waitFor({ timeout: 5000 });
+      assert.ok((await tip.innerText()).includes(`(${label})`), `tooltip names ${label}`);
+      await page.mouse.move(5, 895);
+    }
+
+    // A second family adds its bands (legend order in the request).
+    const second = order.find((f) => f !== fam);
+    const both = order.filter((f) => f === fam || f === second).join(',');
+    const bothTotal = await answerTotal(page, `?family=${both}`);
+    const askedBoth = page.waitForResponse((r) => r.url().includes('/api/countries?') && new URL(r.url()).searchParams.get('family') === both, { timeout: 15000 });
+    await page.click(`#families [data-family="${second}"]`);
+    assert.equal((await askedBoth).status(), 200);
+    await paintedTotalIs(page, bothTotal);
+    assert.deepEqual(await paintedByCode(page), await answerByCode(page, `?family=${both}`));
+    assert.equal(await famLine.getAttribute('data-families'), both);
+
+    // « Toutes les familles »: no family asked, every band painted again.
+    const cleared = page.waitForResponse((r) => r.url().includes('/api/countries') && !new URL(r.url()).searchParams.has('family'), { timeout: 15000 });
+    await page.click('#families-all');
+    assert.equal((await cleared).status(), 200);
+    await paintedTotalIs(page, total);
+    assert.equal(await page.locator('#density-legend .dens-families').count(), 0);
+    assert.doesNotMatch(page.url(), /family=/);
 
     assert.deepEqual(problems.errors, []);
     assert.deepEqual(problems.csp, [], 'the page works under the Content-Security-Policy');

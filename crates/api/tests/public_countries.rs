@@ -1,5 +1,6 @@
 //! `GET /api/countries`: bands per country and per 100,000 inhabitants under the map's
-//! filters, populations from `countries.tsv` beside `GAZETTEER_PATH`.
+//! filters (genre families included), populations from `countries.tsv` beside
+//! `GAZETTEER_PATH`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use bandmap_test_support::app::{TestApp, spawn_app, spawn_app_with};
@@ -176,7 +177,234 @@ async fn etag_and_openapi() {
         .collect();
     assert_eq!(
         params,
-        ["country", "status", "genre", "year_min", "year_max"]
+        [
+            "country", "status", "genre", "year_min", "year_max", "family"
+        ]
+    );
+    let family = &doc["paths"]["/api/countries"]["get"]["parameters"][5];
+    assert_eq!(family["in"], "query");
+    assert_eq!(family["schema"]["type"], "string");
+    assert!(
+        family["description"].as_str().unwrap().contains("`black`"),
+        "{family}"
     );
     assert!(doc["components"]["schemas"]["CountryDensity"].is_object());
+}
+
+/// Bands added to [`SEED`] for the family tests: Norway gets a heavy band under another
+/// name, a band without a genre and an industrial one; Sweden an industrial one.
+const FAMILY_SEED: &str = r#"
+INSERT INTO bands (ma_id, name, genre, country, country_code, status, formed_year) VALUES
+ (8, 'H', 'Heavy Metal', 'Noreg', 'NO', 'Active', 1985),
+ (9, 'I', NULL, 'Norway', 'NO', 'Active', 1995),
+ (10, 'J', 'Industrial Metal', 'Sweden', 'SE', 'Split-up', 1999),
+ (11, 'K', 'Blackened Death Metal', 'Sweden', 'SE', 'Active', 2003);
+"#;
+
+async fn family_app(name: &str) -> (TestApp, PathBuf) {
+    let g = populations_dir(name);
+    let app = seeded(Some(g.to_str().unwrap())).await;
+    sqlx::raw_sql(FAMILY_SEED)
+        .execute(&app.db.pool)
+        .await
+        .unwrap();
+    (app, g)
+}
+
+/// (code, country, bands, per_100k) of each item.
+fn rows(items: &[Value]) -> Vec<(String, Option<String>, i64, Option<f64>)> {
+    items
+        .iter()
+        .map(|i| {
+            (
+                i["country_code"].as_str().unwrap().to_string(),
+                i["country"].as_str().map(str::to_string),
+                i["bands"].as_i64().unwrap(),
+                i["per_100k"].as_f64(),
+            )
+        })
+        .collect()
+}
+
+fn row(
+    cc: &str,
+    country: &str,
+    bands: i64,
+    per_100k: Option<f64>,
+) -> (String, Option<String>, i64, Option<f64>) {
+    (cc.into(), Some(country.into()), bands, per_100k)
+}
+
+async fn get(app: &TestApp, query: &str) -> reqwest::Response {
+    app.client
+        .get(app.url(&format!("/api/countries{query}")))
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_family_keeps_only_its_bands() {
+    let (app, g) = family_app("family").await;
+    // Without a family: every band. Norway (5,000,000): A black, B death, C black
+    // (Black/Death), H heavy ("Noreg", first in sort order), I no genre; Sweden
+    // (10,000,000): D doom, J industrial, K death (Blackened Death).
+    let all = items(&app, "").await;
+    assert_eq!(
+        rows(&all),
+        [
+            row("AQ", "Atlantis", 1, None),
+            row("NO", "Noreg", 5, Some(0.1)),
+            row("SE", "Sweden", 3, Some(0.03)),
+            row("XK", "Kosovo", 1, Some(0.0556)),
+        ]
+    );
+
+    // black: Norway keeps A and C (H, B, I dropped: 2 of 5, and the name of the kept
+    // bands), Sweden none (Blackened Death Metal is death), Kosovo's '100%_Black'.
+    assert_eq!(
+        rows(&items(&app, "?family=black").await),
+        [
+            row("AQ", "Atlantis", 1, None),
+            row("NO", "Norway", 2, Some(0.04)),
+            row("XK", "Kosovo", 1, Some(0.0556)),
+        ]
+    );
+    // death: B in Norway, K in Sweden.
+    assert_eq!(
+        rows(&items(&app, "?family=death").await),
+        [
+            row("NO", "Norway", 1, Some(0.02)),
+            row("SE", "Sweden", 1, Some(0.01)),
+        ]
+    );
+    // heavy: H alone, under its own name.
+    assert_eq!(
+        rows(&items(&app, "?family=heavy").await),
+        [row("NO", "Noreg", 1, Some(0.02))]
+    );
+    // other: a band without a genre and an industrial one.
+    assert_eq!(
+        rows(&items(&app, "?family=other").await),
+        [
+            row("NO", "Norway", 1, Some(0.02)),
+            row("SE", "Sweden", 1, Some(0.01)),
+        ]
+    );
+    assert!(items(&app, "?family=gothic").await.is_empty());
+
+    // Two families add up; order, case and blanks do not matter.
+    let two = rows(&items(&app, "?family=death,doom").await);
+    assert_eq!(
+        two,
+        [
+            row("NO", "Norway", 1, Some(0.02)),
+            row("SE", "Sweden", 2, Some(0.02)),
+        ]
+    );
+    assert_eq!(rows(&items(&app, "?family=%20Doom%20,,DEATH").await), two);
+    assert_eq!(
+        rows(&items(&app, "?family=black,heavy").await),
+        [
+            row("AQ", "Atlantis", 1, None),
+            row("NO", "Noreg", 3, Some(0.06)),
+            row("XK", "Kosovo", 1, Some(0.0556)),
+        ]
+    );
+
+    // With the other filters (AND).
+    assert_eq!(
+        rows(&items(&app, "?family=black,death&status=active").await),
+        [
+            row("AQ", "Atlantis", 1, None),
+            row("NO", "Norway", 2, Some(0.04)),
+            row("SE", "Sweden", 1, Some(0.01)),
+            row("XK", "Kosovo", 1, Some(0.0556)),
+        ]
+    );
+    assert_eq!(
+        rows(&items(&app, "?family=black&year_min=1990&country=no").await),
+        [row("NO", "Norway", 1, Some(0.02))]
+    );
+    assert_eq!(
+        rows(&items(&app, "?family=death&genre=black").await),
+        [row("SE", "Sweden", 1, Some(0.01))],
+        "Blackened Death Metal: genre substring black, family death"
+    );
+    std::fs::remove_dir_all(g.parent().unwrap()).ok();
+}
+
+#[tokio::test]
+async fn no_family_is_the_answer_of_before() {
+    let (app, g) = family_app("nofamily").await;
+    let plain = get(&app, "").await;
+    let etag = plain.headers()["etag"].to_str().unwrap().to_string();
+    let plain = plain.text().await.unwrap();
+    for q in ["?family=", "?family=%20", "?family=,,"] {
+        let res = get(&app, q).await;
+        assert_eq!(res.status(), 200, "{q}");
+        assert_eq!(res.headers()["etag"].to_str().unwrap(), etag, "{q}");
+        assert_eq!(res.text().await.unwrap(), plain, "{q}: blank is no family");
+    }
+    // Every family: every band is of one, so the folded answer is the plain one, byte
+    // for byte (names included).
+    let every = get(
+        &app,
+        "?family=black,death,doom,thrash,heavy,progressive,folk,gothic,grind,other",
+    )
+    .await;
+    assert_eq!(every.status(), 200);
+    assert_eq!(every.text().await.unwrap(), plain);
+    let filtered = get(&app, "?family=black").await.text().await.unwrap();
+    assert_ne!(filtered, plain);
+    std::fs::remove_dir_all(g.parent().unwrap()).ok();
+}
+
+#[tokio::test]
+async fn an_unknown_family_is_a_400_like_the_clusters() {
+    let (app, g) = family_app("badfamily").await;
+    let before = get(&app, "").await.text().await.unwrap();
+    let known = "black, death, doom, thrash, heavy, progressive, folk, gothic, grind, other";
+    for (q, bad) in [
+        ("?family=polka", "polka"),
+        ("?family=black,polka", "polka"),
+        ("?family=black,pol%20ka,doom", "pol ka"),
+    ] {
+        let res = get(&app, q).await;
+        assert_eq!(res.status(), 400, "{q}");
+        let e: Value = res.json().await.unwrap();
+        assert_eq!(e["error"]["code"], "bad_request", "{q}");
+        let message = e["error"]["message"].as_str().unwrap().to_string();
+        assert_eq!(
+            message,
+            format!("family: unknown genre family \"{bad}\" (known: {known})"),
+            "{q}"
+        );
+        // The same text as /api/clusters: one parser.
+        let clusters: Value = app
+            .client
+            .get(app.url(&format!("/api/clusters{q}")))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(
+            clusters["error"]["message"].as_str().unwrap(),
+            message,
+            "{q}"
+        );
+    }
+    let long = format!("?family={}", "black,".repeat(17)); // 102 characters
+    let res = get(&app, &long).await;
+    assert_eq!(res.status(), 400);
+    let e: Value = res.json().await.unwrap();
+    assert_eq!(
+        e["error"]["message"],
+        "family must be at most 100 characters"
+    );
+    // A 400 changes nothing: the plain answer is the same as before.
+    assert_eq!(get(&app, "").await.text().await.unwrap(), before);
+    std::fs::remove_dir_all(g.parent().unwrap()).ok();
 }

@@ -10,7 +10,7 @@ use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use bandmap_index::map::{ClusterQuery, Family, Filter, family};
+use bandmap_index::map::{ClusterQuery, Filter};
 use serde::Deserialize;
 use std::hash::{Hash, Hasher};
 use utoipa::IntoParams;
@@ -64,13 +64,7 @@ impl ClustersParams {
         let genre = crate::filter_text::bounded("genre", self.genre.as_deref())?;
         let country = crate::filter_text::bounded("country", self.country.as_deref())?;
         let status = crate::filter_text::bounded("status", self.status.as_deref())?;
-        let family = crate::filter_text::bounded("family", self.family.as_deref())?;
-        let families = family::parse_mask(family.as_deref().unwrap_or("")).map_err(|bad| {
-            ApiError::bad_request(format!(
-                "family: unknown genre family {bad:?} (known: {})",
-                Family::ALL.map(Family::name).join(", ")
-            ))
-        })?;
+        let families = params::families(self.family.as_deref())?;
         let breakdown = match self.breakdown.as_deref().map(str::trim) {
             None | Some("") => false,
             Some("families") => true,

@@ -2,7 +2,7 @@
 //! malformed value is a 400 naming the parameter; an empty value means "absent".
 
 use crate::error::ApiError;
-use bandmap_index::map::Bbox;
+use bandmap_index::map::{Bbox, Family, family};
 
 fn present(v: Option<&str>) -> Option<&str> {
     v.map(str::trim).filter(|s| !s.is_empty())
@@ -68,6 +68,19 @@ pub fn year(name: &str, raw: Option<&str>) -> Result<Option<i32>, ApiError> {
         .transpose()
 }
 
+/// `family=black,doom`: the genre families kept, as a mask of [`Family::bit`]s; absent or
+/// blank → 0 (every family). Over 100 characters or an unknown name → 400. The one parser
+/// of `family` (`/api/clusters`, `/api/countries`).
+pub fn families(raw: Option<&str>) -> Result<u16, ApiError> {
+    let family = crate::filter_text::bounded("family", raw)?;
+    family::parse_mask(family.as_deref().unwrap_or("")).map_err(|bad| {
+        ApiError::bad_request(format!(
+            "family: unknown genre family {bad:?} (known: {})",
+            Family::ALL.map(Family::name).join(", ")
+        ))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,5 +117,17 @@ mod tests {
         }
         assert_eq!(year("y", Some("1990")).unwrap(), Some(1990));
         assert!(year("y", Some("199x")).is_err());
+    }
+
+    #[test]
+    fn family_masks() {
+        assert_eq!(families(None).unwrap(), 0);
+        assert_eq!(families(Some(" , ")).unwrap(), 0);
+        assert_eq!(
+            families(Some("Doom, black")).unwrap(),
+            Family::Black.bit() | Family::Doom.bit()
+        );
+        assert!(families(Some("black,polka")).is_err());
+        assert!(families(Some(&"black,".repeat(20))).is_err(), "over 100");
     }
 }

@@ -1,6 +1,8 @@
 //! `GET /api/countries`: bands per country and per 100,000 inhabitants, for the map's
 //! density layer, under the filters of `/api/clusters` (docs/map.md). Counts from the
 //! catalogue (`bandmap_db::country_counts`), populations from GeoNames ([`populations`]).
+//! With `family=`, the bands are counted per country and genre text and only the genres
+//! whose family ([`Family::of_genre`], the map index's rule) is asked are summed.
 
 pub mod populations;
 
@@ -12,7 +14,9 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 use bandmap_db::country_counts::{self, CountryCount, CountryFilter};
+use bandmap_index::map::Family;
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use utoipa::{IntoParams, ToSchema};
 
 /// Query of `GET /api/countries`: the filters of `/api/clusters`.
@@ -31,17 +35,51 @@ pub struct CountriesParams {
     /// Highest formation year.
     #[param(value_type = Option<i32>)]
     year_max: Option<String>,
+    /// Genre families to count, comma-separated, as `/api/clusters`' `family`: `black`,
+    /// `death`, `doom`, `thrash`, `heavy` (heavy/power), `progressive`, `folk`
+    /// (folk/pagan), `gothic` (gothic/symphonic), `grind` (grind/core), `other`
+    /// (docs/map.md); only bands of those families count; an unknown name → 400.
+    #[param(value_type = Option<String>, example = "black,doom")]
+    family: Option<String>,
+}
+
+/// What `GET /api/countries` counts: the catalogue's filters and the families kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct CountriesRequest {
+    filter: CountryFilter,
+    /// Bits of [`Family::bit`]; 0 = every family.
+    families: u16,
 }
 
 impl CountriesParams {
-    fn parse(&self) -> Result<CountryFilter, ApiError> {
-        Ok(CountryFilter {
+    fn parse(&self) -> Result<CountriesRequest, ApiError> {
+        let filter = CountryFilter {
             genre: crate::filter_text::bounded("genre", self.genre.as_deref())?,
             country: crate::filter_text::bounded("country", self.country.as_deref())?,
             status: crate::filter_text::bounded("status", self.status.as_deref())?,
             year_min: params::year("year_min", self.year_min.as_deref())?,
             year_max: params::year("year_max", self.year_max.as_deref())?,
-        })
+        };
+        let families = params::families(self.family.as_deref())?;
+        Ok(CountriesRequest { filter, families })
+    }
+}
+
+/// Whether a band of genre text `genre` is of a family in `mask` (non-zero), through the
+/// map index's rule; each distinct genre text is classified once.
+fn family_keeper(mask: u16) -> impl FnMut(Option<&str>) -> bool {
+    let kept = move |genre: Option<&str>| Family::of_genre(genre).bit() & mask != 0;
+    let mut seen: HashMap<String, bool> = HashMap::new();
+    move |genre| match genre {
+        None => kept(None),
+        Some(g) => match seen.get(g) {
+            Some(&k) => k,
+            None => {
+                let k = kept(Some(g));
+                seen.insert(g.to_owned(), k);
+                k
+            }
+        },
     }
 }
 
@@ -91,15 +129,41 @@ fn density(c: CountryCount, pops: &populations::Populations) -> CountryDensity {
     responses(
         (status = 200, description = "bands per country under the map's filters, with populations and densities", body = Countries),
         (status = 304, description = "not modified (If-None-Match)"),
-        (status = 400, description = "malformed parameter", body = ErrorBody)))]
+        (status = 400, description = "malformed parameter, unknown genre family", body = ErrorBody)))]
 pub async fn countries(
     State(state): State<AppState>,
     headers: HeaderMap,
     Query(p): Query<CountriesParams>,
 ) -> Result<Response, ApiError> {
-    let filter = p.parse()?;
-    let counts = country_counts::count_by_country(&state.public_pool, &filter).await?;
+    let CountriesRequest { filter, families } = p.parse()?;
+    let counts = if families == 0 {
+        country_counts::count_by_country(&state.public_pool, &filter).await?
+    } else {
+        let rows = country_counts::count_by_country_and_genre(&state.public_pool, &filter).await?;
+        country_counts::fold_kept(rows, family_keeper(families))
+    };
     let pops = populations::for_gazetteer(&state.config.geocoder.gazetteer_path).await;
     let items = counts.into_iter().map(|c| density(c, &pops)).collect();
     Ok(cache::json_response(&headers, &Countries { items }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_keeper_follows_the_index_rule() {
+        let mut black = family_keeper(Family::Black.bit());
+        for _ in 0..2 {
+            assert!(black(Some("Symphonic Black Metal")));
+            assert!(black(Some("Black/Death Metal")));
+            assert!(!black(Some("Blackened Death Metal")));
+            assert!(!black(None));
+        }
+        let mut other = family_keeper(Family::Other.bit() | Family::Doom.bit());
+        assert!(other(None));
+        assert!(other(Some("Industrial Metal")));
+        assert!(other(Some("Funeral Doom Metal")));
+        assert!(!other(Some("Death Metal")));
+    }
 }
