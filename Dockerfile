@@ -20,6 +20,7 @@ RUN bash scripts/fetch-gazetteer.sh
 FROM rust:1.95-bookworm AS build
 WORKDIR /src
 COPY Cargo.toml Cargo.lock ./
+COPY .cargo .cargo
 COPY crates crates
 COPY migrations migrations
 COPY web/admin web/admin
