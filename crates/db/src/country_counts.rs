@@ -86,14 +86,7 @@ fn genre_pattern(f: &CountryFilter) -> Option<String> {
 
 /// Bands per country code under `f`, by code; countries without a matching band are absent.
 pub async fn count_by_country(pool: &PgPool, f: &CountryFilter) -> Result<Vec<CountryCount>> {
-    Ok(sqlx::query_as(COUNT_SQL)
-        .bind(genre_pattern(f))
-        .bind(f.country.as_deref())
-        .bind(f.status.as_deref())
-        .bind(f.year_min)
-        .bind(f.year_max)
-        .fetch_all(pool)
-        .await?)
+    filtered(pool, COUNT_SQL, f).await
 }
 
 /// Bands per country code and genre text under `f`, by code, then by country name (the
@@ -104,7 +97,16 @@ pub async fn count_by_country_and_genre(
     pool: &PgPool,
     f: &CountryFilter,
 ) -> Result<Vec<CountryGenreCount>> {
-    Ok(sqlx::query_as(COUNT_BY_GENRE_SQL)
+    filtered(pool, COUNT_BY_GENRE_SQL, f).await
+}
+
+/// Runs one of this module's queries with the filter's five parameters ($1..$5 of
+/// `filtered_bands!`).
+async fn filtered<T>(pool: &PgPool, sql: &'static str, f: &CountryFilter) -> Result<Vec<T>>
+where
+    T: for<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow> + Send + Unpin,
+{
+    Ok(sqlx::query_as(sql)
         .bind(genre_pattern(f))
         .bind(f.country.as_deref())
         .bind(f.status.as_deref())

@@ -16,6 +16,11 @@ INSERT INTO band_locations (id, ma_id, step_order, parsed_step, step_label, loca
  (21, 2, 0, 0, NULL, 'Stockholm', 59.33, 18.07, 'done');
 "#;
 
+/// A snapshot builder that panics, as a bug in the build would.
+fn failing_build(_: i64, _: bandmap_index::map::snapshot::Staged) -> Snapshot {
+    panic!("injected build failure")
+}
+
 async fn seeded() -> TestDb {
     let db = TestDb::new().await;
     sqlx::raw_sql(SEED).execute(&db.pool).await.unwrap();
@@ -115,15 +120,7 @@ async fn a_failed_build_keeps_the_previous_snapshot_and_is_retried() {
     let first = index.current();
     assert_eq!(first.len(), 2);
 
-    let err = index
-        .reload_with(
-            pool,
-            |_: i64, _: bandmap_index::map::snapshot::Staged| -> Snapshot {
-                panic!("injected build failure")
-            },
-        )
-        .await
-        .unwrap_err();
+    let err = index.reload_with(pool, failing_build).await.unwrap_err();
     assert!(err.to_string().contains("injected build failure"), "{err}");
     let kept = index.current();
     assert_eq!(kept.len(), 2, "the previous snapshot stays in use");
@@ -191,15 +188,7 @@ async fn a_rebuild_empties_the_old_snapshots_caches_and_a_failed_one_keeps_them(
     assert_eq!(new.bodies.len(), 1, "the new snapshot keeps answers");
 
     // A failed rebuild: the snapshot in use stays and keeps caching.
-    index
-        .reload_with(
-            pool,
-            |_: i64, _: bandmap_index::map::snapshot::Staged| -> Snapshot {
-                panic!("injected build failure")
-            },
-        )
-        .await
-        .unwrap_err();
+    index.reload_with(pool, failing_build).await.unwrap_err();
     assert!(std::sync::Arc::ptr_eq(&new, &index.current()));
     assert!(new.keeps_caches());
     new.geojson(&world(None));

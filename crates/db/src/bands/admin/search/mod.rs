@@ -7,8 +7,7 @@ mod sync;
 
 pub use row::{COLUMNS, SearchRow, rank_columns};
 pub use sync::{
-    Changes, TOMBSTONE_DAYS, Watermark, changes_since, explain_changes, load_all, load_each,
-    prune_tombstones,
+    Changes, TOMBSTONE_DAYS, Watermark, changes_since, explain_changes, load_each, prune_tombstones,
 };
 
 /// The four text patterns of a filter, in the order of

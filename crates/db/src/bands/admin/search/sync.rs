@@ -29,18 +29,9 @@ const SNAPSHOT_SQL: &str = "SELECT pg_snapshot_xmax(pg_current_snapshot())::text
 /// Tombstones older than this are deleted by full loads; a copy older than this reloads.
 pub const TOMBSTONE_DAYS: i32 = 1;
 
-/// Every band with its ranks, and the snapshot they were read at.
-pub async fn load_all(
-    db: impl Acquire<'_, Database = Postgres>,
-) -> Result<(Vec<SearchRow>, Watermark)> {
-    let mut rows = Vec::new();
-    let mark = load_each(db, |r| rows.push(r)).await?;
-    Ok((rows, mark))
-}
-
-/// [`load_all`] without holding the rows: each is handed to `each` as it is decoded (the
-/// band search packs it at once, so 120,000 rows of owned strings, ~50 MB, never exist
-/// together; docs/performance.md "Serve memory"). Returns the snapshot they were read at.
+/// Every band with its ranks, each handed to `each` as it is decoded (the band search packs
+/// it at once, so 120,000 rows of owned strings, ~50 MB, never exist together;
+/// docs/performance.md "Serve memory"). Returns the snapshot they were read at.
 pub async fn load_each(
     db: impl Acquire<'_, Database = Postgres>,
     mut each: impl FnMut(SearchRow) + Send,
