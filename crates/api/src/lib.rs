@@ -17,7 +17,9 @@ pub mod retention;
 pub mod security_headers;
 pub mod server;
 pub mod state;
+pub mod tarpit;
 pub mod web;
+pub mod writes;
 
 pub use bandmap_time::{Clock, SystemClock};
 pub use error::ApiError;

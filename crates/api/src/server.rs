@@ -68,7 +68,12 @@ pub fn api_routes(state: &AppState) -> (Router<AppState>, utoipa::openapi::OpenA
     ));
     // Body limits per area (a larger body is a 413 JSON error before any work); the import
     // sets its own.
-    let admin = admin.layer(DefaultBodyLimit::max(ADMIN_BODY_LIMIT));
+    let admin = admin
+        .layer(DefaultBodyLimit::max(ADMIN_BODY_LIMIT))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::writes::note_writes,
+        ));
     let auth = crate::auth::router().layer(DefaultBodyLimit::max(AUTH_BODY_LIMIT));
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(crate::probes::router())
@@ -86,6 +91,7 @@ pub fn build_router(state: AppState) -> Router {
     let files = WebFiles::new(state.config.server.web_dir.clone())
         .with_tile_url(&state.config.server.map_tile_url);
     let security = Arc::new(SecurityHeaders::new(&state.config.server.map_tile_url));
+    let tarpit = Arc::new(crate::tarpit::Tarpit::new(&state.config.limits.http));
     api.route(
         "/api/openapi.json",
         get(move || {
@@ -109,6 +115,10 @@ pub fn build_router(state: AppState) -> Router {
         crate::security_headers::apply,
     ))
     .layer(axum::middleware::from_fn(time_limit))
+    .layer(axum::middleware::from_fn_with_state(
+        tarpit,
+        crate::tarpit::hold_refusals,
+    ))
     .layer(CatchPanicLayer::custom(|_panic| -> Response {
         tracing::error!("handler panicked");
         plain(

@@ -33,7 +33,10 @@ pub struct AppState {
     pub login_gate: Arc<crate::auth::gate::LoginGate>,
     /// Per-client rate limit of the public endpoints that touch the database.
     pub public_limiter: Arc<PublicLimiter>,
-    /// Shared answers of short search texts.
+    /// The public name search's in-memory copy (refreshed with the map; while it is not
+    /// known fresh, searches run in SQL).
+    pub name_search: Arc<bandmap_index::name_search::NameSearch>,
+    /// Shared answers of short search texts (the SQL search).
     pub short_answers: Arc<crate::public::search::ShortAnswers>,
     /// The offline gazetteer of the admin suggestions, loaded on first use (None inside:
     /// the file could not be read).
@@ -55,6 +58,7 @@ impl AppState {
             map: Arc::new(bandmap_index::map::MapIndex::new()),
             band_search: Arc::new(bandmap_index::band_search::BandSearch::new()),
             public_limiter,
+            name_search: Arc::new(bandmap_index::name_search::NameSearch::new()),
             short_answers: Arc::default(),
             gazetteer: Arc::new(tokio::sync::OnceCell::new()),
         }

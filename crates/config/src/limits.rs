@@ -58,6 +58,17 @@ pub struct HttpLimits {
     /// Longest time a client may take to send a request's headers (also how long an idle
     /// keep-alive connection stays open).
     pub header_read_timeout: Duration,
+    /// How long a refusal (429) is held before it is sent, so that a client past its limit
+    /// costs one answer a delay instead of one per round trip (zero: sent at once).
+    pub refusal_delay: Duration,
+}
+
+impl HttpLimits {
+    /// Most refusals held at once: half the connection cap, so held clients can never
+    /// take every connection (past it a refusal is sent at once).
+    pub fn refusal_holds(&self) -> usize {
+        (self.max_connections / 2).max(1)
+    }
 }
 
 /// How long rows are kept before the daily prune deletes them.
@@ -100,6 +111,19 @@ fn days(r: &Reader<'_>, var: &'static str, default: u64) -> Result<Duration, Con
     Ok(Duration::from_secs(d.saturating_mul(DAY)))
 }
 
+/// Longest refusal delay accepted: a held refusal keeps its connection.
+const MAX_REFUSAL_DELAY_MS: u64 = 10_000;
+
+fn refusal_delay(r: &Reader<'_>) -> Result<Duration, ConfigError> {
+    let var = "HTTP_REFUSAL_DELAY_MS";
+    let what = "a whole number of milliseconds from 0 (no delay) to 10000";
+    let ms: u64 = r.number(var, 1000, what)?;
+    if ms > MAX_REFUSAL_DELAY_MS {
+        return Err(r.fail(var, &ms.to_string(), what));
+    }
+    Ok(Duration::from_millis(ms))
+}
+
 /// Reads the limits.
 pub(crate) fn limits(r: &Reader<'_>) -> Result<LimitsConfig, ConfigError> {
     let count = "a whole number (at least 1)";
@@ -130,6 +154,7 @@ pub(crate) fn limits(r: &Reader<'_>) -> Result<LimitsConfig, ConfigError> {
                 10,
                 "a whole number of seconds (at least 1)",
             )?),
+            refusal_delay: refusal_delay(r)?,
         },
         retention: RetentionConfig {
             login_attempts: days(r, "RETENTION_LOGIN_ATTEMPTS_DAYS", 30)?,

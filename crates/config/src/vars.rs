@@ -298,6 +298,11 @@ pub const VARIABLES: &[Variable] = &[
         "time a client has to send request headers (and idle keep-alive limit)",
     ),
     var(
+        "HTTP_REFUSAL_DELAY_MS",
+        "1000",
+        "a 429 is held this long before it is sent (0: at once)",
+    ),
+    var(
         "RETENTION_LOGIN_ATTEMPTS_DAYS",
         "30",
         "admin_login_attempts rows older than this are pruned daily",

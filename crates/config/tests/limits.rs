@@ -32,6 +32,8 @@ fn defaults_are_the_documented_ones() {
     assert_eq!((l.public_rate.per_second, l.public_rate.burst), (10, 40));
     assert_eq!(l.http.max_connections, 512);
     assert_eq!(l.http.header_read_timeout, Duration::from_secs(10));
+    assert_eq!(l.http.refusal_delay, Duration::from_secs(1));
+    assert_eq!(l.http.refusal_holds(), 256);
     assert_eq!(l.retention.login_attempts, 30 * DAY);
     assert_eq!(l.retention.crawl_log, 90 * DAY);
     assert_eq!(l.retention.audit_log, 365 * DAY);
@@ -45,6 +47,8 @@ fn values_are_read_and_zero_timeouts_mean_none() {
         ("PUBLIC_RATE_PER_SEC", "3"),
         ("HTTP_HEADER_TIMEOUT_SECS", "5"),
         ("RETENTION_CRAWL_LOG_DAYS", "7"),
+        ("HTTP_REFUSAL_DELAY_MS", "0"),
+        ("HTTP_MAX_CONNECTIONS", "1"),
     ])
     .unwrap()
     .limits;
@@ -53,6 +57,8 @@ fn values_are_read_and_zero_timeouts_mean_none() {
     assert_eq!(l.public_rate.per_second, 3);
     assert_eq!(l.http.header_read_timeout, Duration::from_secs(5));
     assert_eq!(l.retention.crawl_log, 7 * DAY);
+    assert_eq!(l.http.refusal_delay, Duration::ZERO);
+    assert_eq!(l.http.refusal_holds(), 1, "never zero holds");
 }
 
 #[test]
@@ -66,6 +72,8 @@ fn bad_values_name_their_variable() {
         ("PUBLIC_RATE_BURST", "x"),
         ("HTTP_MAX_CONNECTIONS", "0"),
         ("HTTP_HEADER_TIMEOUT_SECS", "0"),
+        ("HTTP_REFUSAL_DELAY_MS", "10001"),
+        ("HTTP_REFUSAL_DELAY_MS", "-5"),
         ("RETENTION_LOGIN_ATTEMPTS_DAYS", "0"),
         ("RETENTION_AUDIT_LOG_DAYS", "forever"),
     ] {

@@ -48,6 +48,7 @@ pub const MIGRATIONS: &[Migration] = migrations![
     "021_lease_tokens_and_retention.sql",
     "022_activity_counters.sql",
     "023_pipeline_plans.sql",
+    "024_search_notify.sql",
 ];
 
 /// Key of the advisory lock held while migrating ("bandmap" in ASCII).

@@ -1,8 +1,10 @@
-//! The two in-memory indexes of the API process, each kept current from PostgreSQL through
+//! The three in-memory indexes of the API process, each kept current from PostgreSQL through
 //! the named queries of `bandmap_db`:
 //! - [`map`]: the map index behind `/api/clusters` (docs/map.md);
 //! - [`band_search`]: the admin band search behind `GET /admin/api/bands`
-//!   (docs/admin-auth-and-bands.md).
+//!   (docs/admin-auth-and-bands.md);
+//! - [`name_search`]: the public name search behind `GET /api/search` (docs/security.md).
 
 pub mod band_search;
 pub mod map;
+pub mod name_search;

@@ -1,5 +1,5 @@
-//! The map index against PostGIS: which writes move the data version (migration 014), and
-//! a failed snapshot build keeping the previous snapshot.
+//! The map index against PostGIS: which writes move the data version (migrations 014 and
+//! 024), and a failed snapshot build keeping the previous snapshot.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use bandmap_index::map::{MapIndex, Snapshot, data_version};
@@ -59,8 +59,6 @@ async fn pipeline_bookkeeping_does_not_move_the_version() {
         "INSERT INTO band_locations (ma_id, step_order, parsed_step, location_raw, geocode_status) \
          VALUES (2, 1, 1, 'Uppsala', 'pending')",
         "DELETE FROM band_locations WHERE location_raw = 'Uppsala'",
-        // A new band has no point yet.
-        "INSERT INTO bands (ma_id, name) VALUES (3, 'Gamma')",
         // An UPDATE that changes nothing.
         "UPDATE bands SET name = name, genre = genre",
     ] {
@@ -89,6 +87,11 @@ async fn changes_the_map_shows_move_the_version() {
         "DELETE FROM band_locations WHERE location_raw = 'Uppsala'",
         "DELETE FROM bands WHERE ma_id = 2",
         "TRUNCATE band_locations",
+        // What the public name search shows beyond the map (migration 024): a new band,
+        // which has no point yet, and a moved primary point.
+        "INSERT INTO bands (ma_id, name) VALUES (3, 'Gamma')",
+        "UPDATE bands SET lat = 59.9, lon = 10.7 WHERE ma_id = 1",
+        "UPDATE bands SET lat = NULL, lon = NULL WHERE ma_id = 1",
     ] {
         assert!(moves(pool, sql).await, "did not move the version: {sql}");
     }

@@ -14,8 +14,9 @@ use tokio_util::sync::CancellationToken;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-/// Routes of the public API, mounted at `/api`. The card and the search query the database
-/// per request: they are rate-limited per client ([`rate_limit`]).
+/// Routes of the public API, mounted at `/api`. The card queries the database per request
+/// and the search may (while its in-memory copy is not known fresh): both are rate-limited
+/// per client ([`rate_limit`]).
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(bands::band_card))
@@ -26,10 +27,14 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         ))
         .routes(routes!(clusters::clusters))
         .routes(routes!(countries::countries))
-        .merge(crate::import::router())
+        .merge(crate::import::router().layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::writes::note_writes,
+        )))
 }
 
-/// Starts the map index refresh task (LISTEN + version poll) for this process and the
+/// Starts the map index refresh task (LISTEN + version poll; it also reloads the public
+/// name search) for this process and the
 /// rate limiter's cleanup, which end when `shutdown` fires, and the first load of the
 /// admin list's band search.
 pub fn start_background(state: &AppState, shutdown: CancellationToken) {
@@ -38,7 +43,7 @@ pub fn start_background(state: &AppState, shutdown: CancellationToken) {
         state.public_limiter.clone(),
         shutdown.clone(),
     ));
-    tokio::spawn(map.run(state.pool.clone(), shutdown));
+    tokio::spawn(map.run(state.pool.clone(), state.name_search.clone(), shutdown));
     // The admin list's search copy loads beside the map; until it is ready the list runs
     // in SQL.
     state.band_search.start_load(&state.pool);

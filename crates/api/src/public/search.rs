@@ -1,33 +1,28 @@
 //! `GET /api/search?q=`: up to 20 bands whose name contains `q`, with their primary point.
 //!
-//! Cost under abuse (issue 18): the trigram index serves texts of 3 characters or more; a
-//! text of 1 or 2 characters (the map searches from 2) has no trigram and reads every
-//! name. Such short answers are shared for a minute ([`ShortAnswers`]): one query per
-//! text per minute however many clients ask (concurrent askers wait for the one running),
-//! and there are few short texts. Every query runs on the public pool (its own connection
-//! budget and statement timeout), behind the per-client rate limit.
+//! Cost under abuse (issue 18): the answer comes from the in-memory copy
+//! (`bandmap_index::name_search`) whenever it is known fresh — no database work at all. While
+//! it is not (before its first load, and from a change until its reload), the search runs
+//! in SQL: the trigram index serves texts of 3 characters or more; a text of 1 or 2
+//! characters (the map searches from 2) has no trigram and reads every name, so such short
+//! answers are shared for a minute ([`ShortAnswers`]): one query per text per minute however
+//! many clients ask. The SQL runs on the public pool (its own connection budget and
+//! statement timeout); both paths are behind the per-client rate limit.
 
 use super::cache;
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Query, contains_pattern};
+use crate::extract::Query;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
+use bandmap_index::name_search::NameTable;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use utoipa::{IntoParams, ToSchema};
 
 /// Most results.
 pub const LIMIT: i64 = 20;
-
-// Exact names first, then names starting with q, then shorter names (the trigram index
-// `bands_name_trgm` serves the ILIKE).
-const SEARCH_SQL: &str = "SELECT ma_id, name, country, genre, lat, lon FROM bands \
-     WHERE name ILIKE $1 ESCAPE '\\' \
-     ORDER BY lower(name) = lower($2) DESC, name ILIKE $3 ESCAPE '\\' DESC, \
-              length(name), name, ma_id \
-     LIMIT $4";
 
 /// Query of `GET /api/search`.
 #[derive(Debug, Deserialize, IntoParams)]
@@ -57,7 +52,7 @@ impl Default for ShortAnswers {
 }
 
 /// One search result.
-#[derive(Debug, Clone, Serialize, ToSchema, sqlx::FromRow)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct SearchHit {
     /// Upstream id.
     pub ma_id: i64,
@@ -93,6 +88,10 @@ pub async fn search(
 ) -> Result<Response, ApiError> {
     let q = crate::filter_text::search(p.q.as_deref())
         .ok_or_else(|| ApiError::bad_request("q is required (part of a band name)"))?;
+    if let Some(copy) = state.name_search.fresh() {
+        let items = from_memory(&copy, &q);
+        return Ok(cache::json_response(&headers, &SearchResults { items }));
+    }
     let items = if q.chars().count() < SHORT_CHARS {
         let minute = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -118,14 +117,33 @@ pub async fn search(
     ))
 }
 
+/// The answer of the in-memory copy (the same rows and order as the SQL search).
+fn from_memory(copy: &NameTable, q: &str) -> Vec<SearchHit> {
+    copy.search(q, LIMIT as usize)
+        .into_iter()
+        .filter_map(|row| copy.hit(row))
+        .map(|h| SearchHit {
+            ma_id: h.ma_id,
+            name: h.name.to_string(),
+            country: h.country.map(str::to_string),
+            genre: h.genre.map(str::to_string),
+            lat: h.point.map(|p| p.0),
+            lon: h.point.map(|p| p.1),
+        })
+        .collect()
+}
+
 async fn query(state: &AppState, q: &str) -> Result<Vec<SearchHit>, ApiError> {
-    let pattern = contains_pattern(q, crate::filter_text::MAX_FILTER_CHARS);
-    let prefix = format!("{}%", crate::extract::like_escape(q));
-    Ok(sqlx::query_as(SEARCH_SQL)
-        .bind(&pattern)
-        .bind(q)
-        .bind(&prefix)
-        .bind(LIMIT)
-        .fetch_all(&state.public_pool)
-        .await?)
+    let rows = bandmap_db::bands::by_name::search(&state.public_pool, q, LIMIT).await?;
+    Ok(rows
+        .into_iter()
+        .map(|r| SearchHit {
+            ma_id: r.ma_id,
+            name: r.name,
+            country: r.country,
+            genre: r.genre,
+            lat: r.lat,
+            lon: r.lon,
+        })
+        .collect())
 }

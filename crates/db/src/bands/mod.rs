@@ -2,5 +2,6 @@
 //! respects locked fields and records conflicts; admin reads and edits live beside it.
 
 pub mod admin;
+pub mod by_name;
 pub mod enrich;
 pub mod upsert;

@@ -4,6 +4,7 @@
 
 use crate::map::load::{self, LoadError};
 use crate::map::snapshot::Snapshot;
+use crate::name_search::NameSearch;
 use bandmap_db::PgPool;
 use bandmap_db::map_points::{self, PgListener};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -132,8 +133,10 @@ impl MapIndex {
     }
 
     /// Keeps the snapshot fresh until `shutdown`: loads at once, rebuilds after each
-    /// notification (debounced) and whenever the polled version moved.
-    pub async fn run(self: Arc<Self>, pool: PgPool, shutdown: CancellationToken) {
+    /// notification (debounced) and whenever the polled version moved. The name search
+    /// hears of the same changes (at once, before the debounce) and is reloaded after the
+    /// map.
+    pub async fn run(self: Arc<Self>, pool: PgPool, names: Arc<NameSearch>, shutdown: CancellationToken) {
         let mut listener: Option<PgListener> = None;
         loop {
             if listener.is_none() {
@@ -155,6 +158,7 @@ impl MapIndex {
             };
             let outcome = match notified {
                 Some(true) => {
+                    names.changed();
                     tokio::time::sleep(DEBOUNCE).await;
                     if let Some(l) = listener.as_mut() {
                         while l.next_buffered().is_some() {}
@@ -167,8 +171,20 @@ impl MapIndex {
                 }
                 None => self.refresh(&pool).await,
             };
+            if matches!(notified, Some(false) | None) && matches!(outcome, Ok(true)) {
+                // The poll found a change no notification announced.
+                names.changed();
+            }
+            let mut failed = false;
             if let Err(e) = outcome {
                 tracing::warn!(error = %e, "map refresh failed; keeping the previous snapshot");
+                failed = true;
+            }
+            if let Err(e) = names.catch_up(&pool).await {
+                tracing::warn!(error = %e, "name search refresh failed; searches run in SQL meanwhile");
+                failed = true;
+            }
+            if failed {
                 // Without a first snapshot the loop would retry at once: back off.
                 tokio::select! {
                     _ = shutdown.cancelled() => return,

@@ -1,0 +1,105 @@
+//! The public name search (`GET /api/search`) answered from memory (issue 18).
+//!
+//! Under a flood from many addresses the per-address rate limit does not apply, and every
+//! search that reached PostgreSQL took the public pool from the visitors. This copy of every
+//! band's searched and shown columns answers instead: a trigram index for texts of three
+//! characters or more, a scan that stops early for shorter ones (docs/performance.md).
+//!
+//! **Freshness.** The copy is only used while nothing is known to have changed since it
+//! was loaded; otherwise the caller runs the SQL search, as before. Changes are learned
+//! from the map's notifications (`bandmap_map_changed`, which migration 024 also sends for
+//! new bands and moved primary points), from the version poll, and from this process's own
+//! writes (admin edits, imports). The map's refresh task reloads the copy after each.
+
+mod table;
+pub mod trigrams;
+
+pub use table::{Hit, NameTable, TRIGRAM_CHARS, TableBuilder, fold};
+
+use bandmap_db::PgPool;
+use bandmap_db::bands::by_name;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+
+/// Why a load failed.
+#[derive(Debug, thiserror::Error)]
+pub enum NameSearchError {
+    /// The database failed.
+    #[error("loading the name search: {0}")]
+    Db(#[from] bandmap_db::DbError),
+    /// Building the copy failed (a bug): the previous copy stays.
+    #[error("building the name search failed: {0}")]
+    Build(String),
+}
+
+/// The shared copy of one API process.
+#[derive(Debug, Default)]
+pub struct NameSearch {
+    copy: RwLock<Option<Arc<NameTable>>>,
+    /// Bumped by every change the process hears of.
+    changes: AtomicU64,
+    /// The value of `changes` read before the copy in use was loaded.
+    loaded_after: AtomicU64,
+    loading: tokio::sync::Mutex<()>,
+}
+
+impl NameSearch {
+    /// Nothing loaded yet: every search runs in SQL until the first load.
+    pub fn new() -> NameSearch {
+        NameSearch {
+            loaded_after: AtomicU64::new(u64::MAX),
+            ..NameSearch::default()
+        }
+    }
+
+    /// Something the search shows may have changed: the copy is not used again until it is
+    /// reloaded.
+    pub fn changed(&self) {
+        self.changes.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// The copy, when nothing changed since it was loaded.
+    pub fn fresh(&self) -> Option<Arc<NameTable>> {
+        if self.loaded_after.load(Ordering::Acquire) != self.changes.load(Ordering::Acquire) {
+            return None;
+        }
+        self.copy.read().map(|g| g.clone()).unwrap_or_else(|p| p.into_inner().clone())
+    }
+
+    /// Reloads the copy when a change was heard since the last load (or none was loaded).
+    /// Returns whether it loaded.
+    pub async fn catch_up(&self, pool: &PgPool) -> Result<bool, NameSearchError> {
+        let _guard = self.loading.lock().await;
+        let seen = self.changes.load(Ordering::Acquire);
+        if self.loaded_after.load(Ordering::Acquire) == seen {
+            return Ok(false);
+        }
+        let expected = self.current_len();
+        let table = load(pool, expected + expected / 32).await?;
+        let bands = table.len();
+        match self.copy.write() {
+            Ok(mut g) => *g = Some(Arc::new(table)),
+            Err(p) => *p.into_inner() = Some(Arc::new(table)),
+        }
+        // A change heard during the load keeps the copy unused until the next catch-up.
+        self.loaded_after.store(seen, Ordering::Release);
+        tracing::debug!(bands, "name search loaded");
+        Ok(true)
+    }
+
+    fn current_len(&self) -> usize {
+        self.copy
+            .read()
+            .map(|g| g.as_ref().map_or(0, |t| t.len()))
+            .unwrap_or(0)
+    }
+}
+
+/// Reads every band and builds a copy (off the async threads).
+pub async fn load(pool: &PgPool, expected: usize) -> Result<NameTable, NameSearchError> {
+    let mut builder = TableBuilder::with_capacity(expected);
+    by_name::load_each(pool, |r| builder.push(r)).await?;
+    tokio::task::spawn_blocking(move || builder.finish())
+        .await
+        .map_err(|e| NameSearchError::Build(e.to_string()))
+}

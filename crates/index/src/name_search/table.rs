@@ -1,0 +1,243 @@
+//! The copy of every band the public search can show, and the search itself.
+//!
+//! Rows are kept in the order PostgreSQL sorted them (`length(name), name, ma_id`, its own
+//! collation), so "the first rows in row order" is the SQL search's tie order. A search then
+//! answers exactly what `SEARCH_SQL` of `GET /api/search` answers: names equal to the text
+//! first, then names starting with it, then the others holding it, each group in row order,
+//! at most `limit` in all (the property test in `tests/name_search.rs` checks the two
+//! against each other on random names).
+//!
+//! Case folding maps each character to one character — its lower case, or for `İ`, the one
+//! character whose Unicode lower case is two, the first of them (`i`) — which is what
+//! PostgreSQL's `lower()` does under a UTF-8 ctype (checked against the database by the
+//! property test).
+
+use super::trigrams::Trigrams;
+use crate::map::intern::{Interner, NONE};
+use bandmap_db::bands::by_name::NameRow;
+use memchr::memmem::Finder;
+
+/// Texts shorter than this many characters have no trigram: they are found by a scan of
+/// the folded names, in row order, which stops once enough are found.
+pub const TRIGRAM_CHARS: usize = 3;
+
+/// Lower case, one character for one character.
+pub fn fold(text: &str) -> String {
+    text.chars()
+        .map(|c| c.to_lowercase().next().unwrap_or(c))
+        .collect()
+}
+
+/// One band of an answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit<'a> {
+    /// Upstream id.
+    pub ma_id: i64,
+    /// Name.
+    pub name: &'a str,
+    /// Country name.
+    pub country: Option<&'a str>,
+    /// Genre.
+    pub genre: Option<&'a str>,
+    /// Primary point (latitude, longitude).
+    pub point: Option<(f64, f64)>,
+}
+
+/// Packs rows as they arrive.
+#[derive(Debug, Default)]
+pub struct TableBuilder {
+    t: NameTable,
+}
+
+impl TableBuilder {
+    /// Room for `rows` rows.
+    pub fn with_capacity(rows: usize) -> TableBuilder {
+        let mut b = TableBuilder::default();
+        b.t.ma_id.reserve(rows);
+        b.t.name_end.reserve(rows);
+        b.t.folded_start.reserve(rows + 1);
+        b.t.country.reserve(rows);
+        b.t.genre.reserve(rows);
+        b.t.point.reserve(rows);
+        b
+    }
+
+    /// Adds the next row (rows must come in search order).
+    pub fn push(&mut self, r: NameRow) {
+        let t = &mut self.t;
+        t.ma_id.push(r.ma_id);
+        t.names.push_str(&r.name);
+        t.name_end.push(t.names.len() as u32);
+        t.folded_start.push(t.folded.len() as u32);
+        t.folded.push_str(&fold(&r.name));
+        // A separator no search text holds (control characters are cleaned from it and a
+        // PostgreSQL text cannot hold NUL), so a match never spans two names.
+        t.folded.push('\0');
+        t.country.push(t.strings.intern_opt(r.country.as_deref()));
+        t.genre.push(t.strings.intern_opt(r.genre.as_deref()));
+        t.point.push(match (r.lat, r.lon) {
+            (Some(lat), Some(lon)) => Some((lat, lon)),
+            _ => None,
+        });
+    }
+
+    /// The finished table with its indexes.
+    pub fn finish(mut self) -> NameTable {
+        let t = &mut self.t;
+        t.folded_start.push(t.folded.len() as u32);
+        let n = t.ma_id.len();
+        let mut by_folded: Vec<u32> = (0..n as u32).collect();
+        by_folded.sort_by(|&a, &b| t.folded_of(a).cmp(t.folded_of(b)).then(a.cmp(&b)));
+        t.by_folded = by_folded;
+        let table: &NameTable = t;
+        let trigrams = Trigrams::build(n, |i| table.folded_of(i as u32));
+        t.trigrams = trigrams;
+        t.names.shrink_to_fit();
+        t.folded.shrink_to_fit();
+        self.t
+    }
+}
+
+/// The rows and their indexes.
+#[derive(Debug, Default)]
+pub struct NameTable {
+    ma_id: Vec<i64>,
+    names: String,
+    name_end: Vec<u32>,
+    /// Folded names, each followed by NUL; row `i` starts at `folded_start[i]`.
+    folded: String,
+    folded_start: Vec<u32>,
+    country: Vec<u32>,
+    genre: Vec<u32>,
+    point: Vec<Option<(f64, f64)>>,
+    strings: Interner,
+    /// Rows sorted by folded name (bytes): exact names and prefixes are one range.
+    by_folded: Vec<u32>,
+    trigrams: Trigrams,
+}
+
+impl NameTable {
+    /// Number of bands.
+    pub fn len(&self) -> usize {
+        self.ma_id.len()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.ma_id.is_empty()
+    }
+
+    /// Approximate bytes held.
+    pub fn bytes(&self) -> usize {
+        self.ma_id.len() * (8 + 4 + 4 + 4 + 4 + 24)
+            + self.names.len()
+            + self.folded.len()
+            + self.folded_start.len() * 4
+            + self.strings.bytes()
+            + self.trigrams.bytes()
+    }
+
+    fn folded_of(&self, row: u32) -> &str {
+        let i = row as usize;
+        match (self.folded_start.get(i), self.folded_start.get(i + 1)) {
+            // Without the NUL that ends it.
+            (Some(&s), Some(&e)) => self.folded.get(s as usize..(e as usize).saturating_sub(1)),
+            _ => None,
+        }
+        .unwrap_or("")
+    }
+
+    /// Row `row` as an answer.
+    pub fn hit(&self, row: u32) -> Option<Hit<'_>> {
+        let i = row as usize;
+        let start = if i == 0 { 0 } else { *self.name_end.get(i - 1)? };
+        let text = |id: u32| (id != NONE).then(|| self.strings.get(id));
+        Some(Hit {
+            ma_id: *self.ma_id.get(i)?,
+            name: self.names.get(start as usize..*self.name_end.get(i)? as usize)?,
+            country: text(*self.country.get(i)?),
+            genre: text(*self.genre.get(i)?),
+            point: *self.point.get(i)?,
+        })
+    }
+
+    /// The rows of the answer to `text` (already cleaned and trimmed, not folded), at most
+    /// `limit`: exact names, then prefixes, then the rest, each in row order.
+    pub fn search(&self, text: &str, limit: usize) -> Vec<u32> {
+        let q = fold(text);
+        if q.is_empty() || q.contains('\0') || limit == 0 {
+            return Vec::new();
+        }
+        let mut rows = self.exact_then_prefix(&q, limit);
+        if rows.len() < limit {
+            let need = limit - rows.len();
+            rows.extend(self.containing_not_prefix(&q, need));
+        }
+        rows
+    }
+
+    /// Names equal to `q`, then names starting with it, each in row order, at most `limit`.
+    fn exact_then_prefix(&self, q: &str, limit: usize) -> Vec<u32> {
+        let from = self.by_folded.partition_point(|&r| self.folded_of(r) < q);
+        let len = self.by_folded[from..]
+            .partition_point(|&r| self.folded_of(r).starts_with(q));
+        let range = &self.by_folded[from..from + len];
+        // Sorted by folded text, `q` itself sorts before every longer name it starts.
+        let exact_len = range.partition_point(|&r| self.folded_of(r) == q);
+        let mut exact = range[..exact_len].to_vec();
+        exact.sort_unstable();
+        exact.truncate(limit);
+        let mut prefix = range[exact_len..].to_vec();
+        let keep = limit - exact.len();
+        if prefix.len() > keep {
+            if keep == 0 {
+                prefix.clear();
+            } else {
+                prefix.select_nth_unstable(keep - 1);
+                prefix.truncate(keep);
+            }
+        }
+        prefix.sort_unstable();
+        exact.extend(prefix);
+        exact
+    }
+
+    /// The first `need` rows, in row order, that hold `q` but do not start with it (those
+    /// are the prefixes, answered before).
+    fn containing_not_prefix(&self, q: &str, need: usize) -> Vec<u32> {
+        let finder = Finder::new(q.as_bytes());
+        let mut out = Vec::new();
+        if q.chars().count() >= TRIGRAM_CHARS {
+            for &row in self.trigrams.candidates(q) {
+                let name = self.folded_of(row);
+                if !name.starts_with(q) && finder.find(name.as_bytes()).is_some() {
+                    out.push(row);
+                    if out.len() >= need {
+                        break;
+                    }
+                }
+            }
+            return out;
+        }
+        // One pass over all folded names. Matches come leftmost first and never span the
+        // NUL between two names, so a row's first match says whether it starts with `q`.
+        let mut last_row = usize::MAX;
+        for at in finder.find_iter(self.folded.as_bytes()) {
+            let row = self
+                .folded_start
+                .partition_point(|&s| s as usize <= at)
+                .saturating_sub(1);
+            if row == last_row {
+                continue;
+            }
+            last_row = row;
+            if self.folded_start.get(row).is_some_and(|&s| s as usize != at) {
+                out.push(row as u32);
+                if out.len() >= need {
+                    break;
+                }
+            }
+        }
+        out
+    }
+}
