@@ -91,7 +91,7 @@ pub fn build_router(state: AppState) -> Router {
     let files = WebFiles::new(state.config.server.web_dir.clone())
         .with_tile_url(&state.config.server.map_tile_url);
     let security = Arc::new(SecurityHeaders::new(&state.config.server.map_tile_url));
-    let tarpit = Arc::new(crate::tarpit::Tarpit::new(&state.config.limits.http));
+    let tarpit = state.tarpit.clone();
     api.route(
         "/api/openapi.json",
         get(move || {

@@ -36,6 +36,8 @@ pub struct AppState {
     /// The public name search's in-memory copy (refreshed with the map; while it is not
     /// known fresh, searches run in SQL).
     pub name_search: Arc<bandmap_index::name_search::NameSearch>,
+    /// Held refusals (429s are sent after `HTTP_REFUSAL_DELAY_MS`).
+    pub tarpit: Arc<crate::tarpit::Tarpit>,
     /// Shared answers of short search texts (the SQL search).
     pub short_answers: Arc<crate::public::search::ShortAnswers>,
     /// The offline gazetteer of the admin suggestions, loaded on first use (None inside:
@@ -49,6 +51,7 @@ impl AppState {
         crate::jwt_crypto::install();
         let gate = crate::auth::gate::LoginGate::new(config.server.login_concurrency);
         let public_limiter = Arc::new(PublicLimiter::new(config.limits.public_rate));
+        let tarpit = Arc::new(crate::tarpit::Tarpit::new(&config.limits.http));
         Self {
             login_gate: Arc::new(gate),
             public_pool: pool.clone(),
@@ -59,6 +62,7 @@ impl AppState {
             band_search: Arc::new(bandmap_index::band_search::BandSearch::new()),
             public_limiter,
             name_search: Arc::new(bandmap_index::name_search::NameSearch::new()),
+            tarpit,
             short_answers: Arc::default(),
             gazetteer: Arc::new(tokio::sync::OnceCell::new()),
         }

@@ -32,8 +32,14 @@ async fn start(state: AppState) -> (String, CancellationToken) {
 
 #[tokio::test]
 async fn public_database_endpoints_are_rate_limited_per_client_and_the_map_is_not() {
+    // Refusals sent at once: a held 429 would give the bucket time to refill (the hold has
+    // its own test below).
     let app = spawn_app_with(
-        &[("PUBLIC_RATE_PER_SEC", "1"), ("PUBLIC_RATE_BURST", "3")],
+        &[
+            ("PUBLIC_RATE_PER_SEC", "1"),
+            ("PUBLIC_RATE_BURST", "3"),
+            ("HTTP_REFUSAL_DELAY_MS", "0"),
+        ],
         None,
     )
     .await;
@@ -175,6 +181,7 @@ async fn a_public_query_past_its_statement_timeout_is_a_503_and_leaves_nothing_r
     .await
     .unwrap();
     let state = AppState::new(db.pool.clone(), config).with_public_pool(public);
+    let names = state.name_search.clone();
     let (base, _stop) = start(state).await;
     // Another session holds the table: the search waits on the lock until its timeout.
     let mut blocker = db.pool.begin().await.unwrap();
@@ -182,6 +189,9 @@ async fn a_public_query_past_its_statement_timeout_is_a_503_and_leaves_nothing_r
         .execute(&mut *blocker)
         .await
         .unwrap();
+    // The in-memory copy, if it loaded before the lock, is set aside (its reload waits on the
+    // lock too): the search runs in SQL.
+    names.changed();
     let res = tokio::time::timeout(NEVER, reqwest::get(format!("{base}/api/search?q=alpha")))
         .await
         .expect("the statement timeout ended the wait")
@@ -239,4 +249,37 @@ async fn wait_for(cond: impl Fn() -> bool, what: &str) {
         assert!(tokio::time::Instant::now() < deadline, "waited for {what}");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// A refusal is held before it is sent (`HTTP_REFUSAL_DELAY_MS`): while the client waits,
+/// the tarpit counts it and no answer has arrived; then the 429 comes.
+#[tokio::test]
+async fn a_refused_client_gets_its_429_only_after_the_hold() {
+    let app = spawn_app_with(
+        &[
+            ("PUBLIC_RATE_PER_SEC", "1"),
+            ("PUBLIC_RATE_BURST", "1"),
+            ("HTTP_REFUSAL_DELAY_MS", "5000"),
+        ],
+        None,
+    )
+    .await;
+    let url = app.url("/api/search?q=abc");
+    assert_eq!(app.client.get(&url).send().await.unwrap().status(), 200);
+    assert_eq!(app.state.tarpit.holding(), 0);
+    let refused = tokio::spawn({
+        let client = app.client.clone();
+        async move { client.get(&url).send().await.unwrap().status() }
+    });
+    tokio::time::timeout(NEVER, async {
+        while app.state.tarpit.holding() == 0 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the refusal is held");
+    assert!(!refused.is_finished(), "the 429 was sent before its hold ended");
+    let status = tokio::time::timeout(NEVER, refused).await.unwrap().unwrap();
+    assert_eq!(status, 429);
+    assert_eq!(app.state.tarpit.holding(), 0, "the hold is given back");
 }
