@@ -68,12 +68,9 @@ pub fn api_routes(state: &AppState) -> (Router<AppState>, utoipa::openapi::OpenA
     ));
     // Body limits per area (a larger body is a 413 JSON error before any work); the import
     // sets its own.
-    let admin = admin
-        .layer(DefaultBodyLimit::max(ADMIN_BODY_LIMIT))
-        .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            crate::writes::note_writes,
-        ));
+    let admin = admin.layer(DefaultBodyLimit::max(ADMIN_BODY_LIMIT)).layer(
+        axum::middleware::from_fn_with_state(state.clone(), crate::writes::note_writes),
+    );
     let auth = crate::auth::router().layer(DefaultBodyLimit::max(AUTH_BODY_LIMIT));
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(crate::probes::router())

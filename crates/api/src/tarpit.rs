@@ -50,7 +50,11 @@ impl Tarpit {
 }
 
 /// The middleware: a 429 waits for the delay when a hold is free.
-pub async fn hold_refusals(State(tarpit): State<Arc<Tarpit>>, req: Request, next: Next) -> Response {
+pub async fn hold_refusals(
+    State(tarpit): State<Arc<Tarpit>>,
+    req: Request,
+    next: Next,
+) -> Response {
     let response = next.run(req).await;
     if response.status() == StatusCode::TOO_MANY_REQUESTS
         && !tarpit.delay.is_zero()
@@ -77,7 +81,10 @@ mod tests {
     }
 
     async fn call(app: &Router, path: &str) -> StatusCode {
-        let req = Request::builder().uri(path).body(axum::body::Body::empty()).unwrap();
+        let req = Request::builder()
+            .uri(path)
+            .body(axum::body::Body::empty())
+            .unwrap();
         app.clone().oneshot(req).await.unwrap().status()
     }
 

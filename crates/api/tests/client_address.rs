@@ -108,7 +108,7 @@ fn a_bad_trusted_proxies_value_stops_start_naming_the_variable() {
         assert!(e.contains(var), "{e}");
     }
     let c = bandmap_config::Config::from_map(&Default::default()).unwrap();
-    assert_eq!(c.server.login_concurrency, 2);
+    assert_eq!(c.server.login_concurrency, 1);
     assert_eq!(c.server.import_time_limit.as_secs(), 600);
     assert_eq!(c.server.trusted_proxies.len(), 2, "loopback v4 and v6");
 }

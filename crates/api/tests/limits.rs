@@ -278,7 +278,10 @@ async fn a_refused_client_gets_its_429_only_after_the_hold() {
     })
     .await
     .expect("the refusal is held");
-    assert!(!refused.is_finished(), "the 429 was sent before its hold ended");
+    assert!(
+        !refused.is_finished(),
+        "the 429 was sent before its hold ended"
+    );
     let status = tokio::time::timeout(NEVER, refused).await.unwrap().unwrap();
     assert_eq!(status, 429);
     assert_eq!(app.state.tarpit.holding(), 0, "the hold is given back");

@@ -34,7 +34,8 @@ async fn code(res: reqwest::Response) -> (u16, String) {
 
 #[tokio::test]
 async fn a_locked_address_is_refused_without_a_row_per_attempt() {
-    let app = spawn_app().await;
+    // Refusals sent at once, so 40 of them take no 40 s (the hold: tests/limits.rs).
+    let app = spawn_app_with(&[("HTTP_REFUSAL_DELAY_MS", "0")], None).await;
     for i in 0..5 {
         let res = login(&app, &format!("user{i}"), "wrong", "203.0.113.10").await;
         assert_eq!(res.status(), 401);
@@ -81,7 +82,14 @@ async fn a_locked_address_is_refused_without_a_row_per_attempt() {
 
 #[tokio::test]
 async fn full_password_check_slots_answer_429_and_count_no_failure() {
-    let app = spawn_app_with(&[("ADMIN_LOGIN_CONCURRENCY", "1")], None).await;
+    let app = spawn_app_with(
+        &[
+            ("ADMIN_LOGIN_CONCURRENCY", "1"),
+            ("HTTP_REFUSAL_DELAY_MS", "0"),
+        ],
+        None,
+    )
+    .await;
     let slot = app.state.login_gate.try_check().expect("the one slot");
     for _ in 0..8 {
         let res = login(&app, ADMIN_USER, "wrong", "198.51.100.30").await;

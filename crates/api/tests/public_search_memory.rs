@@ -44,8 +44,13 @@ async fn call(state: &AppState, method: &str, path: &str) -> (StatusCode, Value)
         .unwrap();
     let res = build_router(state.clone()).oneshot(req).await.unwrap();
     let status = res.status();
-    let bytes = axum::body::to_bytes(res.into_body(), 1 << 20).await.unwrap();
-    (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    let bytes = axum::body::to_bytes(res.into_body(), 1 << 20)
+        .await
+        .unwrap();
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
 }
 
 fn names(body: &Value) -> Vec<&str> {
@@ -100,7 +105,11 @@ async fn a_write_through_this_process_sets_the_copy_aside() {
         let _ = call(&state, method, path).await;
         assert!(state.name_search.fresh().is_none(), "{method} {path}");
         let (status, _) = call(&state, "GET", "/api/search?q=alp").await;
-        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "SQL answers: {method} {path}");
+        assert_eq!(
+            status,
+            StatusCode::SERVICE_UNAVAILABLE,
+            "SQL answers: {method} {path}"
+        );
     }
     // Reads do not.
     let (_db, state) = state_without_public_database().await;

@@ -267,7 +267,7 @@ fn server(r: &Reader<'_>) -> Result<ServerConfig, ConfigError> {
         .map(|_| format!("BANDMAP_IMPORT_TOKEN is shorter than {IMPORT_TOKEN_MIN_BYTES} bytes"));
     let login_concurrency: usize = r.number(
         "ADMIN_LOGIN_CONCURRENCY",
-        2,
+        1,
         "a whole number of password checks (at least 1)",
     )?;
     if login_concurrency == 0 {

@@ -171,7 +171,7 @@ pub const VARIABLES: &[Variable] = &[
     ),
     var(
         "ADMIN_LOGIN_CONCURRENCY",
-        "2",
+        "1",
         "password checks (bcrypt) at once; a login finding them all busy answers 429",
     ),
     var(

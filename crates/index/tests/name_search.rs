@@ -15,9 +15,29 @@ use std::sync::Arc;
 use std::time::Duration;
 
 const WORDS: &[&str] = &[
-    "Storm", "storm", "STÖRM", "Stormo", "Ødeland", "İzmir", "izmir", "ΣΟΦΙΑ", "σοφια", "Straße",
-    "50%_off", "back\\slash", "Ash", "ash", "Ashen", "Æther", "a", "A", "ab", "Zyklon", "123",
-    "ǅemal", "x",
+    "Storm",
+    "storm",
+    "STÖRM",
+    "Stormo",
+    "Ødeland",
+    "İzmir",
+    "izmir",
+    "ΣΟΦΙΑ",
+    "σοφια",
+    "Straße",
+    "50%_off",
+    "back\\slash",
+    "Ash",
+    "ash",
+    "Ashen",
+    "Æther",
+    "a",
+    "A",
+    "ab",
+    "Zyklon",
+    "123",
+    "ǅemal",
+    "x",
 ];
 
 fn name_strategy() -> impl Strategy<Value = String> {
@@ -28,13 +48,31 @@ fn text_strategy() -> impl Strategy<Value = String> {
     prop_oneof![
         prop::sample::select(WORDS).prop_map(str::to_string),
         "[a-zA-Z0-9%_\\\\ öÖσΣİßǅ]{1,5}",
-        prop::sample::select(&["st", "s", "ö", "Ö", "i", "İ", "σ", "%", "_", "\\", "h s", "storm storm"][..])
-            .prop_map(str::to_string),
+        prop::sample::select(
+            &[
+                "st",
+                "s",
+                "ö",
+                "Ö",
+                "i",
+                "İ",
+                "σ",
+                "%",
+                "_",
+                "\\",
+                "h s",
+                "storm storm"
+            ][..]
+        )
+        .prop_map(str::to_string),
     ]
 }
 
 async fn insert(pool: &PgPool, names: &[String]) {
-    sqlx::query("TRUNCATE bands CASCADE").execute(pool).await.unwrap();
+    sqlx::query("TRUNCATE bands CASCADE")
+        .execute(pool)
+        .await
+        .unwrap();
     sqlx::query(
         "INSERT INTO bands (ma_id, name, country, genre, lat, lon)
          SELECT i, n, CASE WHEN i % 3 = 0 THEN NULL ELSE 'Norway' END,
@@ -49,7 +87,11 @@ async fn insert(pool: &PgPool, names: &[String]) {
     .unwrap();
 }
 
-fn memory_answer(copy: &NameTable, text: &str, limit: usize) -> Vec<(i64, String, Option<(f64, f64)>)> {
+fn memory_answer(
+    copy: &NameTable,
+    text: &str,
+    limit: usize,
+) -> Vec<(i64, String, Option<(f64, f64)>)> {
     copy.search(text, limit)
         .into_iter()
         .map(|r| {
@@ -59,7 +101,11 @@ fn memory_answer(copy: &NameTable, text: &str, limit: usize) -> Vec<(i64, String
         .collect()
 }
 
-async fn sql_answer(pool: &PgPool, text: &str, limit: i64) -> Vec<(i64, String, Option<(f64, f64)>)> {
+async fn sql_answer(
+    pool: &PgPool,
+    text: &str,
+    limit: i64,
+) -> Vec<(i64, String, Option<(f64, f64)>)> {
     by_name::search(pool, text, limit)
         .await
         .unwrap()
@@ -155,12 +201,11 @@ async fn the_refresh_task_reloads_the_copy_after_a_new_band() {
     let map = Arc::new(MapIndex::new());
     let names = Arc::new(NameSearch::new());
     let shutdown = tokio_util::sync::CancellationToken::new();
-    let task = tokio::spawn(map.clone().run(db.pool.clone(), names.clone(), shutdown.clone()));
-    let found = |names: &NameSearch| {
-        names
-            .fresh()
-            .map(|c| memory_answer(&c, "gamma", 20).len())
-    };
+    let task = tokio::spawn(
+        map.clone()
+            .run(db.pool.clone(), names.clone(), shutdown.clone()),
+    );
+    let found = |names: &NameSearch| names.fresh().map(|c| memory_answer(&c, "gamma", 20).len());
     wait_until(|| found(&names) == Some(0)).await;
     sqlx::query("INSERT INTO bands (ma_id, name) VALUES (3, 'Gamma')")
         .execute(&db.pool)

@@ -27,10 +27,12 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         ))
         .routes(routes!(clusters::clusters))
         .routes(routes!(countries::countries))
-        .merge(crate::import::router().layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            crate::writes::note_writes,
-        )))
+        .merge(
+            crate::import::router().layer(axum::middleware::from_fn_with_state(
+                state.clone(),
+                crate::writes::note_writes,
+            )),
+        )
 }
 
 /// Starts the map index refresh task (LISTEN + version poll; it also reloads the public

@@ -20,6 +20,10 @@ pub const POLL_INTERVAL: Duration = Duration::from_secs(5);
 pub const RETRY_DELAY: Duration = Duration::from_secs(2);
 /// Notifications arriving within this window are folded into one rebuild.
 pub const DEBOUNCE: Duration = Duration::from_millis(250);
+/// Least time between two loads of the name search's copy: while the pipeline writes
+/// without pause, every change would otherwise read every band again. Meanwhile searches
+/// run in SQL, as they did before the copy existed.
+pub const NAMES_RELOAD_GAP: Duration = Duration::from_secs(5);
 
 /// The map index of one API process.
 #[derive(Debug)]
@@ -135,9 +139,15 @@ impl MapIndex {
     /// Keeps the snapshot fresh until `shutdown`: loads at once, rebuilds after each
     /// notification (debounced) and whenever the polled version moved. The name search
     /// hears of the same changes (at once, before the debounce) and is reloaded after the
-    /// map.
-    pub async fn run(self: Arc<Self>, pool: PgPool, names: Arc<NameSearch>, shutdown: CancellationToken) {
+    /// map, at most once per [`NAMES_RELOAD_GAP`].
+    pub async fn run(
+        self: Arc<Self>,
+        pool: PgPool,
+        names: Arc<NameSearch>,
+        shutdown: CancellationToken,
+    ) {
         let mut listener: Option<PgListener> = None;
+        let mut names_loaded_at: Option<std::time::Instant> = None;
         loop {
             if listener.is_none() {
                 listener = map_points::listen(&pool).await;
@@ -180,9 +190,15 @@ impl MapIndex {
                 tracing::warn!(error = %e, "map refresh failed; keeping the previous snapshot");
                 failed = true;
             }
-            if let Err(e) = names.catch_up(&pool).await {
-                tracing::warn!(error = %e, "name search refresh failed; searches run in SQL meanwhile");
-                failed = true;
+            if names_loaded_at.is_none_or(|at| at.elapsed() >= NAMES_RELOAD_GAP) {
+                match names.catch_up(&pool).await {
+                    Ok(true) => names_loaded_at = Some(std::time::Instant::now()),
+                    Ok(false) => {}
+                    Err(e) => {
+                        tracing::warn!(error = %e, "name search refresh failed; searches run in SQL meanwhile");
+                        failed = true;
+                    }
+                }
             }
             if failed {
                 // Without a first snapshot the loop would retry at once: back off.

@@ -63,7 +63,10 @@ impl NameSearch {
         if self.loaded_after.load(Ordering::Acquire) != self.changes.load(Ordering::Acquire) {
             return None;
         }
-        self.copy.read().map(|g| g.clone()).unwrap_or_else(|p| p.into_inner().clone())
+        self.copy
+            .read()
+            .map(|g| g.clone())
+            .unwrap_or_else(|p| p.into_inner().clone())
     }
 
     /// Reloads the copy when a change was heard since the last load (or none was loaded).

@@ -150,11 +150,17 @@ impl NameTable {
     /// Row `row` as an answer.
     pub fn hit(&self, row: u32) -> Option<Hit<'_>> {
         let i = row as usize;
-        let start = if i == 0 { 0 } else { *self.name_end.get(i - 1)? };
+        let start = if i == 0 {
+            0
+        } else {
+            *self.name_end.get(i - 1)?
+        };
         let text = |id: u32| (id != NONE).then(|| self.strings.get(id));
         Some(Hit {
             ma_id: *self.ma_id.get(i)?,
-            name: self.names.get(start as usize..*self.name_end.get(i)? as usize)?,
+            name: self
+                .names
+                .get(start as usize..*self.name_end.get(i)? as usize)?,
             country: text(*self.country.get(i)?),
             genre: text(*self.genre.get(i)?),
             point: *self.point.get(i)?,
@@ -179,8 +185,7 @@ impl NameTable {
     /// Names equal to `q`, then names starting with it, each in row order, at most `limit`.
     fn exact_then_prefix(&self, q: &str, limit: usize) -> Vec<u32> {
         let from = self.by_folded.partition_point(|&r| self.folded_of(r) < q);
-        let len = self.by_folded[from..]
-            .partition_point(|&r| self.folded_of(r).starts_with(q));
+        let len = self.by_folded[from..].partition_point(|&r| self.folded_of(r).starts_with(q));
         let range = &self.by_folded[from..from + len];
         // Sorted by folded text, `q` itself sorts before every longer name it starts.
         let exact_len = range.partition_point(|&r| self.folded_of(r) == q);
@@ -231,7 +236,11 @@ impl NameTable {
                 continue;
             }
             last_row = row;
-            if self.folded_start.get(row).is_some_and(|&s| s as usize != at) {
+            if self
+                .folded_start
+                .get(row)
+                .is_some_and(|&s| s as usize != at)
+            {
                 out.push(row as u32);
                 if out.len() >= need {
                     break;
