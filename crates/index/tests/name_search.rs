@@ -87,11 +87,14 @@ async fn insert(pool: &PgPool, names: &[String]) {
     .unwrap();
 }
 
+/// Bands of an answer: id, name, primary point.
+type Answer = Vec<(i64, String, Option<(f64, f64)>)>;
+
 fn memory_answer(
     copy: &NameTable,
     text: &str,
     limit: usize,
-) -> Vec<(i64, String, Option<(f64, f64)>)> {
+) -> Answer {
     copy.search(text, limit)
         .into_iter()
         .map(|r| {
@@ -105,7 +108,7 @@ async fn sql_answer(
     pool: &PgPool,
     text: &str,
     limit: i64,
-) -> Vec<(i64, String, Option<(f64, f64)>)> {
+) -> Answer {
     by_name::search(pool, text, limit)
         .await
         .unwrap()
