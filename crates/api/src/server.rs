@@ -62,15 +62,19 @@ pub enum ServeError {
 
 /// The API routes and their OpenAPI document. `state` is needed by the admin session layer.
 pub fn api_routes(state: &AppState) -> (Router<AppState>, utoipa::openapi::OpenApi) {
-    let admin = crate::admin::router().layer(axum::middleware::from_fn_with_state(
-        state.clone(),
-        crate::auth::require_admin,
-    ));
+    // Writes are noted inside the session check: a refused request never counts.
+    let admin = crate::admin::router()
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::writes::note_writes,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::auth::require_admin,
+        ));
     // Body limits per area (a larger body is a 413 JSON error before any work); the import
     // sets its own.
-    let admin = admin.layer(DefaultBodyLimit::max(ADMIN_BODY_LIMIT)).layer(
-        axum::middleware::from_fn_with_state(state.clone(), crate::writes::note_writes),
-    );
+    let admin = admin.layer(DefaultBodyLimit::max(ADMIN_BODY_LIMIT));
     let auth = crate::auth::router().layer(DefaultBodyLimit::max(AUTH_BODY_LIMIT));
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(crate::probes::router())

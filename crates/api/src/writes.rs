@@ -2,8 +2,13 @@
 //! they may be behind: the public name search stops answering from its copy until the
 //! refresh task reloads it (`bandmap_index::name_search`). The database's notification
 //! would say the same a moment later; this closes that moment for the writer's own next
-//! request. Any non-GET counts, whatever its answer (a failed import may have stored part of
-//! its rows): the cost of a false alarm is a few searches in SQL.
+//! request.
+//!
+//! Only a write that was let in counts: a non-GET answered 2xx, or 5xx (it may have stored
+//! part of its rows before failing). A refusal (401, 403, 4xx) wrote nothing, and must not
+//! count: anyone could otherwise keep every search in SQL with unauthenticated POSTs. The
+//! admin routes put this inside their session check; the import checks its token before it
+//! reads the body.
 
 use crate::state::AppState;
 use axum::extract::{Request, State};
@@ -15,7 +20,8 @@ use axum::response::Response;
 pub async fn note_writes(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let writes = !matches!(*req.method(), Method::GET | Method::HEAD | Method::OPTIONS);
     let response = next.run(req).await;
-    if writes {
+    let status = response.status();
+    if writes && (status.is_success() || status.is_server_error()) {
         state.name_search.changed();
     }
     response

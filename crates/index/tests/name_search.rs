@@ -90,11 +90,7 @@ async fn insert(pool: &PgPool, names: &[String]) {
 /// Bands of an answer: id, name, primary point.
 type Answer = Vec<(i64, String, Option<(f64, f64)>)>;
 
-fn memory_answer(
-    copy: &NameTable,
-    text: &str,
-    limit: usize,
-) -> Answer {
+fn memory_answer(copy: &NameTable, text: &str, limit: usize) -> Answer {
     copy.search(text, limit)
         .into_iter()
         .map(|r| {
@@ -104,11 +100,7 @@ fn memory_answer(
         .collect()
 }
 
-async fn sql_answer(
-    pool: &PgPool,
-    text: &str,
-    limit: i64,
-) -> Answer {
+async fn sql_answer(pool: &PgPool, text: &str, limit: i64) -> Answer {
     by_name::search(pool, text, limit)
         .await
         .unwrap()
