@@ -107,6 +107,13 @@ fn measure(label: &str, copy: &NameTable, rows: &[NameRow], folded: &[String], q
         slow.push(t.elapsed().as_secs_f64() * 1e6);
         assert_eq!(got, want, "{q}");
     }
+    let mut slowest: Vec<(f64, &str)> = fast
+        .iter()
+        .copied()
+        .zip(queries.iter().map(String::as_str))
+        .collect();
+    slowest.sort_by(|a, b| b.0.total_cmp(&a.0));
+    slowest.truncate(3);
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     println!(
         "{label:<28} copy mean {:>8.1} µs p99 {:>8.1} µs | scan mean {:>8.1} µs p99 {:>8.1} µs | ratio of means {:.4}",
@@ -115,6 +122,15 @@ fn measure(label: &str, copy: &NameTable, rows: &[NameRow], folded: &[String], q
         mean(&slow),
         percentile(slow.clone(), 0.99),
         mean(&fast) / mean(&slow)
+    );
+    let slowest: Vec<String> = slowest
+        .iter()
+        .map(|(us, q)| format!("{q:?} {us:.0} µs"))
+        .collect();
+    println!(
+        "{:<28} slowest texts of the copy: {}",
+        "",
+        slowest.join(", ")
     );
 }
 

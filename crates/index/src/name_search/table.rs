@@ -18,8 +18,23 @@ use bandmap_db::bands::by_name::NameRow;
 use memchr::memmem::Finder;
 
 /// Texts shorter than this many characters have no trigram: they are found by a scan of
-/// the folded names, in row order, which stops once enough are found.
+/// the rows' character masks and then names, in row order, which stops once enough are
+/// found.
 pub const TRIGRAM_CHARS: usize = 3;
+
+/// The characters of a folded text as bits: `a`–`z`, `0`–`9` and the space one bit each,
+/// any other character one of the remaining 27 by its code.
+pub fn char_mask(folded: &str) -> u64 {
+    folded.chars().fold(0u64, |mask, c| {
+        let bit = match c {
+            'a'..='z' => c as u32 - 'a' as u32,
+            '0'..='9' => 26 + (c as u32 - '0' as u32),
+            ' ' => 36,
+            _ => 37 + c as u32 % 27,
+        };
+        mask | (1u64 << bit)
+    })
+}
 
 /// Lower case, one character for one character.
 pub fn fold(text: &str) -> String {
@@ -56,6 +71,7 @@ impl TableBuilder {
         b.t.ma_id.reserve(rows);
         b.t.name_end.reserve(rows);
         b.t.folded_start.reserve(rows + 1);
+        b.t.masks.reserve(rows);
         b.t.country.reserve(rows);
         b.t.genre.reserve(rows);
         b.t.point.reserve(rows);
@@ -69,10 +85,9 @@ impl TableBuilder {
         t.names.push_str(&r.name);
         t.name_end.push(t.names.len() as u32);
         t.folded_start.push(t.folded.len() as u32);
-        t.folded.push_str(&fold(&r.name));
-        // A separator no search text holds (control characters are cleaned from it and a
-        // PostgreSQL text cannot hold NUL), so a match never spans two names.
-        t.folded.push('\0');
+        let folded = fold(&r.name);
+        t.masks.push(char_mask(&folded));
+        t.folded.push_str(&folded);
         t.country.push(t.strings.intern_opt(r.country.as_deref()));
         t.genre.push(t.strings.intern_opt(r.genre.as_deref()));
         t.point.push(match (r.lat, r.lon) {
@@ -104,9 +119,12 @@ pub struct NameTable {
     ma_id: Vec<i64>,
     names: String,
     name_end: Vec<u32>,
-    /// Folded names, each followed by NUL; row `i` starts at `folded_start[i]`.
+    /// Folded names one after the other; row `i` is `folded_start[i]..folded_start[i + 1]`.
     folded: String,
     folded_start: Vec<u32>,
+    /// The characters of each folded name ([`char_mask`]): a row whose mask lacks a bit of
+    /// the text's cannot hold it.
+    masks: Vec<u64>,
     country: Vec<u32>,
     genre: Vec<u32>,
     point: Vec<Option<(f64, f64)>>,
@@ -129,7 +147,7 @@ impl NameTable {
 
     /// Approximate bytes held.
     pub fn bytes(&self) -> usize {
-        self.ma_id.len() * (8 + 4 + 4 + 4 + 4 + 24)
+        self.ma_id.len() * (8 + 4 + 4 + 8 + 4 + 4 + 24)
             + self.names.len()
             + self.folded.len()
             + self.folded_start.len() * 4
@@ -140,8 +158,7 @@ impl NameTable {
     fn folded_of(&self, row: u32) -> &str {
         let i = row as usize;
         match (self.folded_start.get(i), self.folded_start.get(i + 1)) {
-            // Without the NUL that ends it.
-            (Some(&s), Some(&e)) => self.folded.get(s as usize..(e as usize).saturating_sub(1)),
+            (Some(&s), Some(&e)) => self.folded.get(s as usize..e as usize),
             _ => None,
         }
         .unwrap_or("")
@@ -171,7 +188,7 @@ impl NameTable {
     /// `limit`: exact names, then prefixes, then the rest, each in row order.
     pub fn search(&self, text: &str, limit: usize) -> Vec<u32> {
         let q = fold(text);
-        if q.is_empty() || q.contains('\0') || limit == 0 {
+        if q.is_empty() || limit == 0 {
             return Vec::new();
         }
         let mut rows = self.exact_then_prefix(&q, limit);
@@ -224,23 +241,15 @@ impl NameTable {
             }
             return out;
         }
-        // One pass over all folded names. Matches come leftmost first and never span the
-        // NUL between two names, so a row's first match says whether it starts with `q`.
-        let mut last_row = usize::MAX;
-        for at in finder.find_iter(self.folded.as_bytes()) {
-            let row = self
-                .folded_start
-                .partition_point(|&s| s as usize <= at)
-                .saturating_sub(1);
-            if row == last_row {
+        // No trigram: every row in order, its character mask first (one word: most rows
+        // are out without looking at their name), then the name.
+        let want = char_mask(q);
+        for (row, &mask) in self.masks.iter().enumerate() {
+            if mask & want != want {
                 continue;
             }
-            last_row = row;
-            if self
-                .folded_start
-                .get(row)
-                .is_some_and(|&s| s as usize != at)
-            {
+            let name = self.folded_of(row as u32);
+            if !name.starts_with(q) && finder.find(name.as_bytes()).is_some() {
                 out.push(row as u32);
                 if out.len() >= need {
                     break;
@@ -248,5 +257,29 @@ impl NameTable {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mask_holds_every_character_of_its_text() {
+        for name in ["storm", "øst 1990", "σοφια", "a", ""] {
+            let m = char_mask(name);
+            for c in name.chars() {
+                let one = char_mask(&c.to_string());
+                assert_eq!(one.count_ones(), 1, "{c:?}");
+                assert_eq!(m & one, one, "{c:?} in {name:?}");
+            }
+        }
+        assert_eq!(char_mask("ab") & char_mask("z"), 0);
+        assert_eq!(char_mask(""), 0);
+    }
+
+    #[test]
+    fn fold_maps_one_character_to_one() {
+        assert_eq!(fold("ÖSTERİ ΣΟΦΙΑ ǅ"), "österi σοφια ǆ");
     }
 }
