@@ -177,8 +177,13 @@ async fn a_failed_load_keeps_the_copy_unused_and_is_retried() {
         .execute(&db.pool)
         .await
         .unwrap();
+    assert!(search.holds_copy());
     assert!(search.catch_up(&db.pool).await.is_err());
     assert!(search.fresh().is_none(), "still not fresh: SQL answers");
+    assert!(
+        !search.holds_copy(),
+        "the stale copy went before the load: the two never take memory at once"
+    );
     sqlx::query("ALTER TABLE bands RENAME COLUMN genre_x TO genre")
         .execute(&db.pool)
         .await

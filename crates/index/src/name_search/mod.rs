@@ -78,16 +78,28 @@ impl NameSearch {
             return Ok(false);
         }
         let expected = self.current_len();
+        // A copy behind a heard change is never used again: it goes before its successor
+        // loads, so the two never take memory at once.
+        self.install(None);
         let table = load(pool, expected + expected / 32).await?;
         let bands = table.len();
-        match self.copy.write() {
-            Ok(mut g) => *g = Some(Arc::new(table)),
-            Err(p) => *p.into_inner() = Some(Arc::new(table)),
-        }
+        self.install(Some(Arc::new(table)));
         // A change heard during the load keeps the copy unused until the next catch-up.
         self.loaded_after.store(seen, Ordering::Release);
         tracing::debug!(bands, "name search loaded");
         Ok(true)
+    }
+
+    /// Whether a copy is held (fresh or not).
+    pub fn holds_copy(&self) -> bool {
+        self.copy.read().map(|g| g.is_some()).unwrap_or(false)
+    }
+
+    fn install(&self, copy: Option<Arc<NameTable>>) {
+        match self.copy.write() {
+            Ok(mut g) => *g = copy,
+            Err(p) => *p.into_inner() = copy,
+        }
     }
 
     fn current_len(&self) -> usize {
