@@ -27,7 +27,7 @@ pub enum NameSearchError {
     /// The database failed.
     #[error("loading the name search: {0}")]
     Db(#[from] bandmap_db::DbError),
-    /// Building the copy failed (a bug): the previous copy stays.
+    /// Building the copy failed (a bug): searches run in SQL until a load succeeds.
     #[error("building the name search failed: {0}")]
     Build(String),
 }
