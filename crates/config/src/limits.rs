@@ -59,7 +59,7 @@ pub struct HttpLimits {
     /// keep-alive connection stays open).
     pub header_read_timeout: Duration,
     /// How long a refusal (429) is held before it is sent, so that a client past its limit
-    /// costs one answer a delay instead of one per round trip (zero: sent at once).
+    /// gets one answer per delay instead of one per round trip (zero: sent at once).
     pub refusal_delay: Duration,
 }
 
