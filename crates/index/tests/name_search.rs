@@ -95,7 +95,7 @@ fn memory_answer(copy: &NameTable, text: &str, limit: usize) -> Answer {
         .into_iter()
         .map(|r| {
             let h = copy.hit(r).unwrap();
-            (h.ma_id, h.name.to_string(), h.point)
+            (h.ma_id, h.name, h.lat.zip(h.lon))
         })
         .collect()
 }

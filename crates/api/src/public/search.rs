@@ -16,6 +16,7 @@ use crate::state::AppState;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
+use bandmap_db::bands::by_name::{self, NameRow};
 use bandmap_index::name_search::NameTable;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -66,6 +67,19 @@ pub struct SearchHit {
     pub lat: Option<f64>,
     /// Primary point longitude.
     pub lon: Option<f64>,
+}
+
+impl From<NameRow> for SearchHit {
+    fn from(r: NameRow) -> SearchHit {
+        SearchHit {
+            ma_id: r.ma_id,
+            name: r.name,
+            country: r.country,
+            genre: r.genre,
+            lat: r.lat,
+            lon: r.lon,
+        }
+    }
 }
 
 /// Search results.
@@ -122,28 +136,11 @@ fn from_memory(copy: &NameTable, q: &str) -> Vec<SearchHit> {
     copy.search(q, LIMIT as usize)
         .into_iter()
         .filter_map(|row| copy.hit(row))
-        .map(|h| SearchHit {
-            ma_id: h.ma_id,
-            name: h.name.to_string(),
-            country: h.country.map(str::to_string),
-            genre: h.genre.map(str::to_string),
-            lat: h.point.map(|p| p.0),
-            lon: h.point.map(|p| p.1),
-        })
+        .map(SearchHit::from)
         .collect()
 }
 
 async fn query(state: &AppState, q: &str) -> Result<Vec<SearchHit>, ApiError> {
-    let rows = bandmap_db::bands::by_name::search(&state.public_pool, q, LIMIT).await?;
-    Ok(rows
-        .into_iter()
-        .map(|r| SearchHit {
-            ma_id: r.ma_id,
-            name: r.name,
-            country: r.country,
-            genre: r.genre,
-            lat: r.lat,
-            lon: r.lon,
-        })
-        .collect())
+    let rows = by_name::search(&state.public_pool, q, LIMIT).await?;
+    Ok(rows.into_iter().map(SearchHit::from).collect())
 }

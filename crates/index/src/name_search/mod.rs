@@ -14,7 +14,7 @@
 mod table;
 pub mod trigrams;
 
-pub use table::{Hit, NameTable, TRIGRAM_CHARS, TableBuilder, fold};
+pub use table::{NameTable, TRIGRAM_CHARS, TableBuilder, fold};
 
 use bandmap_db::PgPool;
 use bandmap_db::bands::by_name;

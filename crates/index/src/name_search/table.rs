@@ -43,21 +43,6 @@ pub fn fold(text: &str) -> String {
         .collect()
 }
 
-/// One band of an answer.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Hit<'a> {
-    /// Upstream id.
-    pub ma_id: i64,
-    /// Name.
-    pub name: &'a str,
-    /// Country name.
-    pub country: Option<&'a str>,
-    /// Genre.
-    pub genre: Option<&'a str>,
-    /// Primary point (latitude, longitude).
-    pub point: Option<(f64, f64)>,
-}
-
 /// Packs rows as they arrive.
 #[derive(Debug, Default)]
 pub struct TableBuilder {
@@ -164,23 +149,26 @@ impl NameTable {
         .unwrap_or("")
     }
 
-    /// Row `row` as an answer.
-    pub fn hit(&self, row: u32) -> Option<Hit<'_>> {
+    /// Row `row` as the SQL search returns it.
+    pub fn hit(&self, row: u32) -> Option<NameRow> {
         let i = row as usize;
         let start = if i == 0 {
             0
         } else {
             *self.name_end.get(i - 1)?
         };
-        let text = |id: u32| (id != NONE).then(|| self.strings.get(id));
-        Some(Hit {
+        let text = |id: u32| (id != NONE).then(|| self.strings.get(id).to_string());
+        let point = *self.point.get(i)?;
+        Some(NameRow {
             ma_id: *self.ma_id.get(i)?,
             name: self
                 .names
-                .get(start as usize..*self.name_end.get(i)? as usize)?,
+                .get(start as usize..*self.name_end.get(i)? as usize)?
+                .to_string(),
             country: text(*self.country.get(i)?),
             genre: text(*self.genre.get(i)?),
-            point: *self.point.get(i)?,
+            lat: point.map(|p| p.0),
+            lon: point.map(|p| p.1),
         })
     }
 
