@@ -96,11 +96,16 @@ pub async fn import_bands(
 ) -> Response {
     let server = &state.config.server;
     // The token is checked before the body is read.
-    if server.import_token.is_none()
-        && let Some(why) = &server.import_token_unusable
-    {
-        return ApiError::Unauthorized(format!("the import endpoint is disabled: {why}"))
-            .into_response();
+    if server.import_token.is_none() {
+        // The visitor gets the answer of a wrong token; why the endpoint is off is in the
+        // log (and in the warnings at start).
+        tracing::warn!(
+            why = server
+                .import_token_unusable
+                .as_deref()
+                .unwrap_or("BANDMAP_IMPORT_TOKEN is not set"),
+            "import refused: the endpoint is disabled"
+        );
     }
     if let Err(e) = check_bearer(request.headers(), server.import_token.as_ref()) {
         return e.into_response();

@@ -4,7 +4,9 @@
 
 pub mod admin;
 pub mod auth;
+pub mod body_deadline;
 pub mod client_ip;
+pub mod connections;
 pub mod error;
 pub mod extract;
 pub mod filter_text;

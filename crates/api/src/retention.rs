@@ -19,6 +19,7 @@ pub const FIRST_AFTER: Duration = Duration::from_secs(60);
 pub fn ages(r: &RetentionConfig) -> Ages {
     Ages {
         login_attempts: r.login_attempts,
+        refused_logins: r.refused_logins,
         crawl_log: r.crawl_log,
         audit_log: r.audit_log,
     }

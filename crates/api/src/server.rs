@@ -1,5 +1,6 @@
 //! Assembling the router and running the server with graceful shutdown.
 
+use crate::connections::{AddressSlots, PeerConnections};
 use crate::error::plain;
 use crate::openapi::ApiDoc;
 use crate::security_headers::SecurityHeaders;
@@ -16,10 +17,12 @@ use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
-use std::net::SocketAddr;
+use ipnet::IpNet;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Semaphore;
+use tokio_io_timeout::TimeoutStream;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 use tower_http::catch_panic::CatchPanicLayer;
@@ -88,16 +91,27 @@ pub fn api_routes(state: &AppState) -> (Router<AppState>, utoipa::openapi::OpenA
 pub fn build_router(state: AppState) -> Router {
     let (api, mut doc) = api_routes(&state);
     doc.info.version = env!("CARGO_PKG_VERSION").to_string();
-    let doc_json = serde_json::to_value(&doc).unwrap_or_default();
+    // Serialised once: each request answers the same bytes (a client asking for the
+    // document in a loop costs a copy of a reference, not a serialisation).
+    let doc_json = axum::body::Bytes::from(serde_json::to_vec(&doc).unwrap_or_default());
     let files = WebFiles::new(state.config.server.web_dir.clone())
         .with_tile_url(&state.config.server.map_tile_url);
     let security = Arc::new(SecurityHeaders::new(&state.config.server.map_tile_url));
     let tarpit = state.tarpit.clone();
+    let body_timeout = state.config.limits.http.body_timeout;
     api.route(
         "/api/openapi.json",
         get(move || {
             let doc = doc_json.clone();
-            async move { axum::Json(doc) }
+            async move {
+                (
+                    [(
+                        axum::http::header::CONTENT_TYPE,
+                        axum::http::HeaderValue::from_static("application/json"),
+                    )],
+                    doc,
+                )
+            }
         }),
     )
     .with_state(state)
@@ -114,6 +128,10 @@ pub fn build_router(state: AppState) -> Router {
     .layer(axum::middleware::from_fn_with_state(
         security,
         crate::security_headers::apply,
+    ))
+    .layer(axum::middleware::from_fn_with_state(
+        body_timeout,
+        crate::body_deadline::limit_body_time,
     ))
     .layer(axum::middleware::from_fn(time_limit))
     .layer(axum::middleware::from_fn_with_state(
@@ -178,15 +196,25 @@ pub async fn serve_on(
     );
     crate::retention::start(&state, background);
     let limits = state.config.limits.http;
+    let server = &state.config.server;
+    let proxies = if server.trust_proxy {
+        server.trusted_proxies.clone()
+    } else {
+        Vec::new()
+    };
     let app = build_router(state);
-    run(listener, app, limits, shutdown).await;
+    run(listener, app, limits, proxies, shutdown).await;
     Ok(())
 }
 
-/// The accept loop (issue 18, server limits): at most `limits.max_connections` connections
-/// at once (the next ones wait in the listen backlog until one ends), and a client that
+/// The accept loop (issues 18 and 31, server limits): at most `limits.max_connections`
+/// connections at once (the next ones wait in the listen backlog until one ends), at most
+/// `limits.max_connections_per_address` of them from one client address unless it is a
+/// trusted proxy (the next ones are closed at once, [`crate::connections`]); a client that
 /// does not send a request's headers within `limits.header_read_timeout` — a slow client,
-/// or a keep-alive connection left idle — is disconnected. HTTP/1.1 only: browsers reach
+/// or a keep-alive connection left idle — is disconnected, and so is one that stops
+/// reading its answers for `limits.write_timeout` (every write must make progress within
+/// it). The body has its own deadline ([`crate::body_deadline`]). HTTP/1.1 only: browsers reach
 /// the service over HTTP/1.1 or through a proxy, and HTTP/2's cleartext prior-knowledge
 /// mode would only add a path these limits do not cover. On `shutdown`, idle connections
 /// close at once and requests in flight get [`DRAIN_LIMIT`] to finish.
@@ -194,9 +222,11 @@ async fn run(
     listener: tokio::net::TcpListener,
     app: Router,
     limits: HttpLimits,
+    proxies: Vec<IpNet>,
     shutdown: CancellationToken,
 ) {
     let slots = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let per_address = AddressSlots::new(limits.max_connections_per_address);
     let graceful = GracefulShutdown::new();
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())
@@ -221,19 +251,39 @@ async fn run(
             },
             _ = shutdown.cancelled() => break,
         };
+        let (peer_info, address_slot) = if is_trusted_proxy(&proxies, peer.ip()) {
+            (PeerConnections::proxy(peer.ip()), None)
+        } else {
+            let Some(taken) = per_address.try_take(peer.ip()) else {
+                // Closed before a byte is read: the address holds its share already.
+                bandmap_metrics::http::connection_refused_per_address();
+                drop(stream);
+                continue;
+            };
+            (
+                PeerConnections::capped(peer.ip(), Arc::clone(&per_address)),
+                Some(taken),
+            )
+        };
         let _ = stream.set_nodelay(true);
+        let mut stream = TimeoutStream::new(stream);
+        stream.set_write_timeout(Some(limits.write_timeout));
         let service = app
             .clone()
             .map_request(move |mut req: Request<hyper::body::Incoming>| {
                 req.extensions_mut().insert(ConnectInfo(peer));
+                req.extensions_mut().insert(peer_info.clone());
                 req
             });
-        let connection = graceful
-            .watch(http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service)));
+        let connection = graceful.watch(http.serve_connection(
+            TokioIo::new(Box::pin(stream)),
+            TowerToHyperService::new(service),
+        ));
         tokio::spawn(async move {
             if let Err(e) = connection.await {
                 tracing::debug!(error = %e, "connection ended with an error");
             }
+            drop(address_slot);
             drop(slot);
         });
     }
@@ -244,6 +294,15 @@ async fn run(
             tracing::warn!("stopping with requests still in flight after the drain limit")
         }
     }
+}
+
+/// Whether `ip` is inside `proxies` (IPv4-mapped IPv6 read as IPv4).
+fn is_trusted_proxy(proxies: &[IpNet], ip: IpAddr) -> bool {
+    let ip = match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        v4 => v4,
+    };
+    proxies.iter().any(|net| net.contains(&ip))
 }
 
 /// Binds `BIND_ADDR` and serves until `shutdown` fires.

@@ -9,8 +9,11 @@
 //!
 //! Held refusals keep their connections, so at most [`HttpLimits::refusal_holds`] (half the
 //! connection cap) are held at once; past that a refusal is sent at once, and the cap keeps
-//! its other half for everyone else.
+//! its other half for everyone else. Nor is a refusal held for a peer that already holds
+//! more connections than a browser opens (issue 31, [`crate::connections`]): holding would
+//! only help one client keep connections open.
 
+use crate::connections::PeerConnections;
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::middleware::Next;
@@ -55,8 +58,13 @@ pub async fn hold_refusals(
     req: Request,
     next: Next,
 ) -> Response {
+    let many = req
+        .extensions()
+        .get::<PeerConnections>()
+        .is_some_and(PeerConnections::holds_many);
     let response = next.run(req).await;
     if response.status() == StatusCode::TOO_MANY_REQUESTS
+        && !many
         && !tarpit.delay.is_zero()
         && let Ok(_hold) = tarpit.holds.try_acquire()
     {
@@ -138,5 +146,38 @@ mod tests {
         let started = tokio::time::Instant::now();
         assert_eq!(call(&app, "/refused").await, StatusCode::TOO_MANY_REQUESTS);
         assert_eq!(started.elapsed(), Duration::ZERO);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_peer_holding_many_connections_is_refused_at_once() {
+        use crate::connections::{AddressSlots, HOLD_REFUSALS_UP_TO, PeerConnections};
+        let tarpit = Arc::new(Tarpit::with(Duration::from_secs(1), 4));
+        let app = app(tarpit.clone());
+        let slots = AddressSlots::new(64);
+        let peer: std::net::IpAddr = "203.0.113.5".parse().unwrap();
+        let held: Vec<_> = (0..=HOLD_REFUSALS_UP_TO)
+            .map(|_| slots.try_take(peer).unwrap())
+            .collect();
+        let mut req = Request::builder()
+            .uri("/refused")
+            .body(axum::body::Body::empty())
+            .unwrap();
+        req.extensions_mut()
+            .insert(PeerConnections::capped(peer, slots.clone()));
+        let started = tokio::time::Instant::now();
+        let res = app.clone().oneshot(req).await.unwrap();
+        assert_eq!(res.status(), StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(started.elapsed(), Duration::ZERO, "not held");
+        // The same peer with a browser's share of connections is held again.
+        drop(held);
+        let mut req = Request::builder()
+            .uri("/refused")
+            .body(axum::body::Body::empty())
+            .unwrap();
+        req.extensions_mut()
+            .insert(PeerConnections::capped(peer, slots));
+        let res = app.oneshot(req).await.unwrap();
+        assert_eq!(res.status(), StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(started.elapsed(), Duration::from_secs(1), "held");
     }
 }

@@ -1,6 +1,8 @@
 //! Issue 18, the service under abuse: the public rate limit, body limits per area, the
 //! header-read timeout, the connection cap, the public pool's statement timeout (a request
-//! that gives up leaves no query running), and a stopped server leaving no background task.
+//! that gives up leaves no query running), and a stopped server leaving no background task;
+//! issue 31: one client cannot hold the connections (per-address caps, a write-progress
+//! deadline, a body deadline).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use bandmap_api::AppState;
@@ -285,4 +287,193 @@ async fn a_refused_client_gets_its_429_only_after_the_hold() {
     let status = tokio::time::timeout(NEVER, refused).await.unwrap().unwrap();
     assert_eq!(status, 429);
     assert_eq!(app.state.tarpit.holding(), 0, "the hold is given back");
+}
+
+// ---- Issue 31: slow clients -------------------------------------------------------------
+
+/// How long a probe may take before the service counts as off the air (a liveness bound,
+/// far above any answer on a working server; the latencies are measured in
+/// bench/slow-clients and written in docs/reliability.md).
+const PROBE_BOUND: Duration = Duration::from_secs(5);
+
+/// A connection from `source` (another loopback address than the probes' 127.0.0.1).
+async fn connect_from(source: &str, addr: &str) -> Option<TcpStream> {
+    let socket = tokio::net::TcpSocket::new_v4().ok()?;
+    socket.bind(format!("{source}:0").parse().ok()?).ok()?;
+    socket.connect(addr.parse().ok()?).await.ok()
+}
+
+/// The service still answers its probe and a band card, from another address.
+async fn still_answers(base: &str) {
+    let client = reqwest::Client::builder()
+        .timeout(PROBE_BOUND)
+        .pool_max_idle_per_host(0)
+        .build()
+        .unwrap();
+    for path in ["/healthz", "/api/bands/1"] {
+        let res = client
+            .get(format!("{base}{path}"))
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("{path} did not answer: {e}"));
+        assert_eq!(res.status(), 200, "{path}");
+    }
+}
+
+async fn seed_one_band(app: &bandmap_test_support::TestApp) {
+    sqlx::query(
+        "INSERT INTO bands (ma_id, name, country, country_code, lat, lon, data)
+         VALUES (1, 'Alpha', 'Norway', 'NO', 59.9, 10.7, '{}')",
+    )
+    .execute(&app.db.pool)
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn one_client_with_520_non_reading_connections_cannot_take_the_service_off_the_air() {
+    // No proxy in front (the direct exposure the Dockerfile allows): every peer is a client.
+    let app = spawn_app_with(&[("TRUST_PROXY", "false")], None).await;
+    seed_one_band(&app).await;
+    let addr = app.base.trim_start_matches("http://").to_string();
+    let pipelined =
+        "GET /api/openapi.json HTTP/1.1\r\nHost: x\r\nAccept-Encoding: identity\r\n\r\n".repeat(30);
+    let mut attack = Vec::new();
+    for _ in 0..520 {
+        if let Some(mut c) = connect_from("127.0.0.2", &addr).await {
+            // A connection the server already closed fails here: that is the point.
+            let _ = c.write_all(pipelined.as_bytes()).await;
+            attack.push(c);
+        }
+    }
+    assert!(attack.len() >= 500, "the attack could not be set up");
+    still_answers(&app.base).await;
+    drop(attack);
+}
+
+#[tokio::test]
+async fn one_client_with_600_trickling_logins_cannot_take_the_service_off_the_air() {
+    let app = spawn_app_with(&[("TRUST_PROXY", "false")], None).await;
+    seed_one_band(&app).await;
+    let addr = app.base.trim_start_matches("http://").to_string();
+    let head = "POST /admin/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+                Content-Length: 200\r\n\r\n{";
+    let mut attack = Vec::new();
+    for _ in 0..600 {
+        if let Some(mut c) = connect_from("127.0.0.2", &addr).await {
+            let _ = c.write_all(head.as_bytes()).await;
+            attack.push(c);
+        }
+    }
+    assert!(attack.len() >= 580, "the attack could not be set up");
+    // One more byte each, as a trickle does, then the probes.
+    for c in &mut attack {
+        let _ = c.write_all(b" ").await;
+    }
+    still_answers(&app.base).await;
+    drop(attack);
+}
+
+#[tokio::test]
+async fn a_trickled_body_is_cut_off_with_a_408() {
+    let app = spawn_app_with(&[("HTTP_BODY_TIMEOUT_SECS", "1")], None).await;
+    let addr = app.base.trim_start_matches("http://").to_string();
+    let mut c = TcpStream::connect(&addr).await.unwrap();
+    c.write_all(
+        b"POST /admin/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+          Content-Length: 60\r\n\r\n{\"username\"",
+    )
+    .await
+    .unwrap();
+    let mut buf = Vec::new();
+    let read = tokio::time::timeout(NEVER, c.read_to_end(&mut buf)).await;
+    assert!(read.is_ok(), "the trickling connection is still open");
+    let text = String::from_utf8_lossy(&buf);
+    assert!(text.starts_with("HTTP/1.1 408"), "{text}");
+    assert!(text.contains("\"code\":\"bad_request\""), "{text}");
+    let rows: i64 = sqlx::query_scalar("SELECT count(*) FROM admin_login_attempts")
+        .fetch_one(&app.db.pool)
+        .await
+        .unwrap();
+    assert_eq!(rows, 0, "nothing was attempted");
+}
+
+#[tokio::test]
+async fn a_client_that_stops_reading_is_disconnected_after_the_write_timeout() {
+    let app = spawn_app_with(
+        &[
+            ("HTTP_WRITE_TIMEOUT_SECS", "1"),
+            ("HTTP_HEADER_TIMEOUT_SECS", "120"),
+        ],
+        None,
+    )
+    .await;
+    let addr = app.base.trim_start_matches("http://").to_string();
+    let mut c = TcpStream::connect(&addr).await.unwrap();
+    let one = "GET /api/openapi.json HTTP/1.1\r\nHost: x\r\nAccept-Encoding: identity\r\n\r\n";
+    let requests = 200;
+    c.write_all(one.repeat(requests).as_bytes()).await.unwrap();
+    // Not reading: the socket buffers fill and the server's writes stop progressing.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let mut buf = Vec::new();
+    let read = tokio::time::timeout(NEVER, c.read_to_end(&mut buf)).await;
+    assert!(
+        read.is_ok(),
+        "still open: the server waited for the client to read"
+    );
+    let answered = buf
+        .windows(b"HTTP/1.1 200".len())
+        .filter(|w| w == b"HTTP/1.1 200")
+        .count();
+    assert!(
+        answered < requests,
+        "all {requests} answers were written: the connection was not cut"
+    );
+}
+
+#[tokio::test]
+async fn a_peer_past_its_connection_share_is_closed_at_once_and_others_are_not() {
+    let app = spawn_app_with(
+        &[
+            ("TRUST_PROXY", "false"),
+            ("HTTP_MAX_CONNECTIONS_PER_ADDRESS", "3"),
+            ("HTTP_HEADER_TIMEOUT_SECS", "60"),
+        ],
+        None,
+    )
+    .await;
+    let addr = app.base.trim_start_matches("http://").to_string();
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        held.push(connect_from("127.0.0.3", &addr).await.unwrap());
+    }
+    // The fourth is accepted and closed before a byte is read: its read ends at once.
+    let mut fourth = connect_from("127.0.0.3", &addr).await.unwrap();
+    let _ = fourth
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await;
+    let mut buf = Vec::new();
+    let read = tokio::time::timeout(NEVER, fourth.read_to_end(&mut buf)).await;
+    assert!(read.is_ok(), "the fourth connection was kept");
+    assert!(buf.is_empty(), "{}", String::from_utf8_lossy(&buf));
+    // Another address is served, and so is the first one once a connection ends.
+    let res = reqwest::get(app.url("/healthz")).await.unwrap();
+    assert_eq!(res.status(), 200);
+    drop(held.pop());
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut again = connect_from("127.0.0.3", &addr).await.unwrap();
+    again
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut buf = Vec::new();
+    tokio::time::timeout(NEVER, again.read_to_end(&mut buf))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        buf.starts_with(b"HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(&buf)
+    );
 }

@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Issue 18, logins that cost almost nothing when abused, against a real server and
 //! database: a locked key is refused without writing a row (refusals are written later,
-//! one row per pair with their count), the password-check slots answer 429 when full
+//! one row per locked key and hour with their count), the password-check slots answer 429 when full
 //! without counting a failure, a lock recorded by another replica is honoured and then
 //! remembered in memory, and a cross-site login is refused.
 
@@ -54,25 +54,25 @@ async fn a_locked_address_is_refused_without_a_row_per_attempt() {
             .unwrap();
         assert!((800..=900).contains(&wait), "{wait}");
     }
-    // The background flush may have run meanwhile: at most one row per (username,
-    // address) pair, never one per attempt.
-    assert!(rows(&app).await <= 7, "refusals are not written one by one");
+    // The background flush may have run meanwhile: refusals are counted per locked key
+    // (here the address), never one row per attempt or per username (issue 31).
+    assert!(rows(&app).await <= 6, "refusals are not written one by one");
     bandmap_api::auth::lockout::flush_refused(&app.state.pool, &app.state.login_gate)
         .await
         .unwrap();
     let refused: Vec<(String, i32)> = sqlx::query_as(
-        "SELECT username, sum(attempts)::int FROM admin_login_attempts
-         WHERE locked_out AND ip = '203.0.113.10' GROUP BY username ORDER BY username",
+        "SELECT lock_key, sum(attempts)::int FROM admin_login_attempts
+         WHERE locked_out AND ip = '203.0.113.10' GROUP BY lock_key ORDER BY lock_key",
     )
     .fetch_all(&app.db.pool)
     .await
     .unwrap();
     assert_eq!(
         refused,
-        vec![(ADMIN_USER.to_string(), 20), ("someone".to_string(), 20)],
-        "every refused attempt is still counted"
+        vec![("addr:203.0.113.10".to_string(), 40)],
+        "every refused attempt is still counted, under the locked key"
     );
-    assert!(rows(&app).await <= 9);
+    assert_eq!(rows(&app).await, 6, "five failures and one row of refusals");
     // Nothing left to flush.
     let again = bandmap_api::auth::lockout::flush_refused(&app.state.pool, &app.state.login_gate)
         .await
@@ -178,4 +178,41 @@ async fn a_cross_site_login_is_refused_before_anything() {
         .await
         .unwrap();
     assert_eq!(res.status(), 200);
+}
+
+#[tokio::test]
+async fn a_minute_of_refused_logins_with_random_usernames_writes_a_bounded_number_of_rows() {
+    // Issue 31: refusals were grouped per (username as typed, address), so a locked client
+    // varying a 200-character username wrote ~1,000 rows every 5 s.
+    let app = spawn_app_with(&[("HTTP_REFUSAL_DELAY_MS", "0")], None).await;
+    for i in 0..5 {
+        let res = login(&app, &format!("user{i}"), "wrong", "203.0.113.20").await;
+        assert_eq!(res.status(), 401);
+    }
+    // Twelve flush periods (a minute) of 50 refusals each, every username new and long.
+    let mut sent = 0;
+    for period in 0..12 {
+        for i in 0..50 {
+            let user = format!("{period}-{i}-{}", "x".repeat(200));
+            let res = login(&app, &user, "guess", "203.0.113.20").await;
+            assert_eq!(res.status(), 429);
+            sent += 1;
+        }
+        bandmap_api::auth::lockout::flush_refused(&app.state.pool, &app.state.login_gate)
+            .await
+            .unwrap();
+    }
+    assert_eq!(
+        rows(&app).await,
+        6,
+        "five failures and one row for the locked address"
+    );
+    let (counted, longest): (i64, i32) = sqlx::query_as(
+        "SELECT sum(attempts)::bigint, max(length(username)) FROM admin_login_attempts",
+    )
+    .fetch_one(&app.db.pool)
+    .await
+    .unwrap();
+    assert_eq!(counted, 5 + sent, "every attempt is still counted");
+    assert!(longest <= 64, "usernames are stored short: {longest}");
 }

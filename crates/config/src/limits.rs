@@ -55,6 +55,16 @@ pub struct RateConfig {
 pub struct HttpLimits {
     /// Most simultaneous client connections; more wait in the listen backlog.
     pub max_connections: usize,
+    /// Most simultaneous connections of one client address (an IPv6 one counted per /64);
+    /// past it a new connection is closed at once. Peers in `TRUSTED_PROXIES` carry many
+    /// clients and are not capped (the proxy caps them).
+    pub max_connections_per_address: usize,
+    /// Longest time a response write may make no progress (a client that stopped reading)
+    /// before the connection is closed.
+    pub write_timeout: Duration,
+    /// Longest time a request body may take to arrive whole (the bulk import excepted,
+    /// which has its own limit); past it the answer is a 408 and the connection closes.
+    pub body_timeout: Duration,
     /// Longest time a client may take to send a request's headers (also how long an idle
     /// keep-alive connection stays open).
     pub header_read_timeout: Duration,
@@ -76,6 +86,9 @@ impl HttpLimits {
 pub struct RetentionConfig {
     /// `admin_login_attempts`.
     pub login_attempts: Duration,
+    /// The refused attempts (`locked_out` rows) of `admin_login_attempts`: counts of
+    /// attempts refused during a lockout, kept shorter than the real attempts.
+    pub refused_logins: Duration,
     /// `crawl_log`.
     pub crawl_log: Duration,
     /// `admin_audit_log`.
@@ -104,6 +117,11 @@ fn timeout_ms(
 ) -> Result<Option<Duration>, ConfigError> {
     let ms: u64 = r.number(var, default, "a whole number of milliseconds (0: no limit)")?;
     Ok((ms > 0).then(|| Duration::from_millis(ms)))
+}
+
+fn seconds(r: &Reader<'_>, var: &'static str, default: u64) -> Result<Duration, ConfigError> {
+    let s: u64 = at_least_one(r, var, default, "a whole number of seconds (at least 1)")?;
+    Ok(Duration::from_secs(s))
 }
 
 fn days(r: &Reader<'_>, var: &'static str, default: u64) -> Result<Duration, ConfigError> {
@@ -148,16 +166,20 @@ pub(crate) fn limits(r: &Reader<'_>) -> Result<LimitsConfig, ConfigError> {
         },
         http: HttpLimits {
             max_connections: at_least_one(r, "HTTP_MAX_CONNECTIONS", 512, count)?,
-            header_read_timeout: Duration::from_secs(at_least_one(
+            header_read_timeout: seconds(r, "HTTP_HEADER_TIMEOUT_SECS", 10)?,
+            max_connections_per_address: at_least_one(
                 r,
-                "HTTP_HEADER_TIMEOUT_SECS",
-                10,
-                "a whole number of seconds (at least 1)",
-            )?),
+                "HTTP_MAX_CONNECTIONS_PER_ADDRESS",
+                32,
+                count,
+            )?,
+            write_timeout: seconds(r, "HTTP_WRITE_TIMEOUT_SECS", 15)?,
+            body_timeout: seconds(r, "HTTP_BODY_TIMEOUT_SECS", 15)?,
             refusal_delay: refusal_delay(r)?,
         },
         retention: RetentionConfig {
             login_attempts: days(r, "RETENTION_LOGIN_ATTEMPTS_DAYS", 30)?,
+            refused_logins: days(r, "RETENTION_REFUSED_LOGINS_DAYS", 7)?,
             crawl_log: days(r, "RETENTION_CRAWL_LOG_DAYS", 90)?,
             audit_log: days(r, "RETENTION_AUDIT_LOG_DAYS", 365)?,
         },

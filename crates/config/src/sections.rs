@@ -175,6 +175,10 @@ impl LlmConfig {
     }
 }
 
+/// Longest account name: a login's username is cut to it before lookup and recording, so
+/// the attempts table never stores long attacker-chosen text (issue 31).
+pub const MAX_USERNAME_CHARS: usize = 64;
+
 /// Admin authentication settings.
 #[derive(Debug, Clone)]
 pub struct AdminConfig {
@@ -425,8 +429,18 @@ fn admin(r: &Reader<'_>) -> Result<AdminConfig, ConfigError> {
         }
         ok
     });
+    let seed_username = r.optional("ADMIN_SEED_USERNAME");
+    if let Some(name) = &seed_username
+        && name.chars().count() > MAX_USERNAME_CHARS
+    {
+        return Err(r.fail(
+            "ADMIN_SEED_USERNAME",
+            name,
+            "an account name of at most 64 characters",
+        ));
+    }
     Ok(AdminConfig {
-        seed_username: r.optional("ADMIN_SEED_USERNAME"),
+        seed_username,
         seed_password_hash: hash.map(SecretString::from),
         seed_password: secret(r, "ADMIN_SEED_PASSWORD"),
         jwt_secret: jwt_secret.map(SecretString::from),

@@ -298,6 +298,21 @@ pub const VARIABLES: &[Variable] = &[
         "time a client has to send request headers (and idle keep-alive limit)",
     ),
     var(
+        "HTTP_MAX_CONNECTIONS_PER_ADDRESS",
+        "32",
+        "simultaneous connections of one client address (IPv6: per /64); TRUSTED_PROXIES peers are not capped",
+    ),
+    var(
+        "HTTP_WRITE_TIMEOUT_SECS",
+        "15",
+        "a response write making no progress this long (a client that stopped reading) closes the connection",
+    ),
+    var(
+        "HTTP_BODY_TIMEOUT_SECS",
+        "15",
+        "time a client has to send a whole request body (the bulk import excepted): past it 408",
+    ),
+    var(
         "HTTP_REFUSAL_DELAY_MS",
         "1000",
         "a 429 is held this long before it is sent (0: at once)",
@@ -306,6 +321,11 @@ pub const VARIABLES: &[Variable] = &[
         "RETENTION_LOGIN_ATTEMPTS_DAYS",
         "30",
         "admin_login_attempts rows older than this are pruned daily",
+    ),
+    var(
+        "RETENTION_REFUSED_LOGINS_DAYS",
+        "7",
+        "admin_login_attempts rows of attempts refused during a lockout (locked_out) are pruned after this",
     ),
     var(
         "RETENTION_CRAWL_LOG_DAYS",

@@ -16,6 +16,7 @@ pub mod geocode_cache;
 pub mod geocoding_stats;
 pub mod like;
 pub mod llm_cache;
+pub mod login_attempts;
 pub mod map_points;
 pub mod migrate;
 pub mod monitoring;

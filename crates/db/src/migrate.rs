@@ -49,6 +49,7 @@ pub const MIGRATIONS: &[Migration] = migrations![
     "022_activity_counters.sql",
     "023_pipeline_plans.sql",
     "024_search_notify.sql",
+    "025_refused_logins_bounded.sql",
 ];
 
 /// Key of the advisory lock held while migrating ("bandmap" in ASCII).

@@ -14,6 +14,9 @@ pub const BATCH: i64 = 5_000;
 pub struct Ages {
     /// `admin_login_attempts`.
     pub login_attempts: Duration,
+    /// The `locked_out` rows of `admin_login_attempts` (refused attempts, counted), when
+    /// shorter than `login_attempts`.
+    pub refused_logins: Duration,
     /// `crawl_log`.
     pub crawl_log: Duration,
     /// `admin_audit_log`.
@@ -23,7 +26,7 @@ pub struct Ages {
 /// Rows deleted by one prune, per table.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Pruned {
-    /// `admin_login_attempts`.
+    /// `admin_login_attempts` (refused attempts' rows included).
     pub login_attempts: u64,
     /// `crawl_log`.
     pub crawl_log: u64,
@@ -43,6 +46,9 @@ impl Pruned {
 // rows past the age, found through the table's index on `at`.
 const LOGIN_ATTEMPTS: &str = "DELETE FROM admin_login_attempts WHERE id IN (
     SELECT id FROM admin_login_attempts WHERE at < now() - make_interval(secs => $1) LIMIT $2)";
+const REFUSED_LOGINS: &str = "DELETE FROM admin_login_attempts WHERE id IN (
+    SELECT id FROM admin_login_attempts
+    WHERE locked_out AND at < now() - make_interval(secs => $1) LIMIT $2)";
 const CRAWL_LOG: &str = "DELETE FROM crawl_log WHERE id IN (
     SELECT id FROM crawl_log WHERE at < now() - make_interval(secs => $1) LIMIT $2)";
 const AUDIT_LOG: &str = "DELETE FROM admin_audit_log WHERE id IN (
@@ -67,7 +73,8 @@ async fn prune_table(pool: &sqlx::PgPool, sql: &'static str, age: Duration) -> R
 /// Deletes every row older than its table's age.
 pub async fn prune(pool: &sqlx::PgPool, ages: &Ages) -> Result<Pruned> {
     Ok(Pruned {
-        login_attempts: prune_table(pool, LOGIN_ATTEMPTS, ages.login_attempts).await?,
+        login_attempts: prune_table(pool, REFUSED_LOGINS, ages.refused_logins).await?
+            + prune_table(pool, LOGIN_ATTEMPTS, ages.login_attempts).await?,
         crawl_log: prune_table(pool, CRAWL_LOG, ages.crawl_log).await?,
         audit_log: prune_table(pool, AUDIT_LOG, ages.audit_log).await?,
     })

@@ -47,6 +47,7 @@ async fn rows_past_their_age_are_pruned_and_younger_ones_kept() {
 
     let ages = Ages {
         login_attempts: 30 * DAY,
+        refused_logins: 7 * DAY,
         crawl_log: 90 * DAY,
         audit_log: 365 * DAY,
     };
@@ -71,4 +72,34 @@ async fn rows_past_their_age_are_pruned_and_younger_ones_kept() {
     assert_eq!(kept, ["young"]);
     // Nothing left to do: a second prune deletes nothing.
     assert_eq!(prune(p, &ages).await.unwrap().total(), 0);
+}
+
+#[tokio::test]
+async fn refused_attempts_are_kept_a_week_and_real_ones_a_month() {
+    let db = TestDb::new().await;
+    let p = &db.pool;
+    sqlx::query(
+        "INSERT INTO admin_login_attempts (username, ip, at, success, locked_out, attempts) VALUES
+             ('', '203.0.113.7', now() - interval '10 days', false, true, 500),
+             ('', '203.0.113.7', now() - interval '2 days', false, true, 40),
+             ('guess', '203.0.113.7', now() - interval '10 days', false, false, 1)",
+    )
+    .execute(p)
+    .await
+    .unwrap();
+    let ages = Ages {
+        login_attempts: 30 * DAY,
+        refused_logins: 7 * DAY,
+        crawl_log: 90 * DAY,
+        audit_log: 365 * DAY,
+    };
+    let pruned = prune(p, &ages).await.unwrap();
+    assert_eq!(pruned.login_attempts, 1, "only the refused row past a week");
+    let left: Vec<(bool, i32)> = sqlx::query_as(
+        "SELECT locked_out, attempts FROM admin_login_attempts ORDER BY locked_out, attempts",
+    )
+    .fetch_all(p)
+    .await
+    .unwrap();
+    assert_eq!(left, [(false, 1), (true, 40)]);
 }

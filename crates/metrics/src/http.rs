@@ -11,6 +11,9 @@ use std::time::Instant;
 pub const REQUESTS: &str = "bandmap_http_requests_total";
 /// Time to the response head, by `method` and `route`.
 pub const DURATION: &str = "bandmap_http_request_duration_seconds";
+/// Connections closed at once because their client address held its share
+/// (`HTTP_MAX_CONNECTIONS_PER_ADDRESS`).
+pub const REFUSED_CONNECTIONS: &str = "bandmap_http_connections_refused_total";
 /// Route label of a request no route matched (404s, probes of random paths).
 pub const UNMATCHED: &str = "unmatched";
 
@@ -25,6 +28,16 @@ pub(crate) fn describe() {
         Unit::Seconds,
         "HTTP request latency to the response head, by method and route pattern"
     );
+    describe_counter!(
+        REFUSED_CONNECTIONS,
+        Unit::Count,
+        "connections closed on accept: their client address held HTTP_MAX_CONNECTIONS_PER_ADDRESS already"
+    );
+}
+
+/// Counts a connection closed on accept (its address held its share).
+pub fn connection_refused_per_address() {
+    counter!(REFUSED_CONNECTIONS).increment(1);
 }
 
 /// Records one answered request. `route` must be a route *pattern* (see [`route_label`]),

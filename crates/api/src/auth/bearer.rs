@@ -1,22 +1,24 @@
 //! The import endpoint's bearer token: compared in constant time, after checking that the
 //! presented value is visible ASCII, so a multi-byte or malformed header is a 401, never a
-//! 500. An unset token refuses everyone.
+//! 500. An unset token refuses everyone, with the same answer as a wrong token (issue 31:
+//! a 401 never says which setting is missing).
 
 use crate::error::ApiError;
 use axum::http::{HeaderMap, header};
 use secrecy::{ExposeSecret, SecretString};
 use subtle::ConstantTimeEq;
 
+/// The one 401 of the import endpoint.
+pub const UNAUTHORIZED: &str = "missing or invalid import token";
+
 fn unauthorized() -> ApiError {
-    ApiError::Unauthorized("missing or invalid import token".into())
+    ApiError::Unauthorized(UNAUTHORIZED.into())
 }
 
 /// Checks `Authorization: Bearer <token>` against the configured token.
 pub fn check_bearer(headers: &HeaderMap, expected: Option<&SecretString>) -> Result<(), ApiError> {
     let Some(expected) = expected else {
-        return Err(ApiError::Unauthorized(
-            "the import endpoint is disabled (BANDMAP_IMPORT_TOKEN is not set)".into(),
-        ));
+        return Err(unauthorized());
     };
     let mut values = headers.get_all(header::AUTHORIZATION).iter();
     let (Some(value), None) = (values.next(), values.next()) else {

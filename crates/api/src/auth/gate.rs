@@ -9,19 +9,25 @@
 //! database reported (failures seen by other replicas). No global lock: one short
 //! `std::sync::Mutex` section per attempt, no await inside it.
 //!
-//! Refused attempts are counted per (username, address) and handed to
-//! [`super::lockout::flush_refused`], which writes one row per pair every few seconds
-//! (CONTRACT §5: every attempt is recorded) and logs one summary warning.
+//! Refused attempts are counted per *locked key* — the address when it is locked, else the
+//! username — and handed to [`super::lockout::flush_refused`], which adds each key's count
+//! to that key's row of the last hour (CONTRACT §5: every attempt is counted) and logs one
+//! summary warning. Keyed by what is locked, a client varying its username from a locked
+//! address, or its address against a locked username, moves one counter (issue 31).
+//!
+//! An IPv6 address is keyed by its /64 ([`crate::connections::address_key`]): one host
+//! usually holds a whole /64 and could otherwise rotate through it.
 
 use super::lockout::{MAX_FAILURES, window};
+use crate::connections::address_key;
 use chrono::{DateTime, Utc};
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-/// Most distinct (username, address) pairs of refused attempts kept between two flushes;
-/// beyond it they are counted together (one row with neither, see the flush).
-const MAX_REFUSED_PAIRS: usize = 1_000;
+/// Most distinct locked keys of refused attempts kept between two flushes; beyond it they
+/// are counted together (one row with neither, see the flush).
+const MAX_REFUSED_KEYS: usize = 1_000;
 /// Keys examined before a sweep of the map drops the idle ones.
 const SWEEP_EVERY: u32 = 4096;
 
@@ -29,6 +35,16 @@ const SWEEP_EVERY: u32 = 4096;
 enum Key {
     User(String),
     Addr(String),
+}
+
+impl Key {
+    /// How the key is written in `admin_login_attempts.lock_key`.
+    fn label(&self) -> String {
+        match self {
+            Key::User(u) => format!("user:{u}"),
+            Key::Addr(a) => format!("addr:{a}"),
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -70,12 +86,14 @@ impl KeyState {
     }
 }
 
-/// Refused attempts of one (username, address) pair since the last flush.
+/// Refused attempts of one locked key since the last flush.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refused {
-    /// Username as given (already cleaned and bounded).
+    /// The locked key they hit: `addr:ADDRESS` (an IPv6 one as its /64) or `user:NAME`.
+    pub lock_key: String,
+    /// Username of the latest of them (already cleaned and bounded).
     pub username: String,
-    /// Client address.
+    /// Client address of the latest of them.
     pub ip: Option<String>,
     /// How many attempts.
     pub attempts: u32,
@@ -83,10 +101,19 @@ pub struct Refused {
     pub last_at: DateTime<Utc>,
 }
 
+/// The count of one locked key and its latest attempt.
+#[derive(Debug)]
+struct RefusedCount {
+    attempts: u32,
+    last_at: DateTime<Utc>,
+    username: String,
+    ip: Option<String>,
+}
+
 #[derive(Debug, Default)]
 struct Inner {
     keys: HashMap<Key, KeyState>,
-    refused: HashMap<(String, Option<String>), (u32, DateTime<Utc>)>,
+    refused: HashMap<Key, RefusedCount>,
     refused_overflow: u64,
     since_sweep: u32,
 }
@@ -132,12 +159,26 @@ pub struct Reservation {
     done: bool,
 }
 
+/// The two keys of an attempt: the username (any case) first, then the address.
 fn keys_of(username: &str, ip: Option<&str>) -> Vec<Key> {
     let mut keys = vec![Key::User(username.to_lowercase())];
     if let Some(ip) = ip {
-        keys.push(Key::Addr(ip.to_string()));
+        let addr = ip
+            .parse::<std::net::IpAddr>()
+            .map_or_else(|_| ip.to_string(), |a| address_key(a).to_string());
+        keys.push(Key::Addr(addr));
     }
     keys
+}
+
+/// The key a refusal is counted under: the address when it is locked, else the username.
+fn refusal_key(keys: &[Key], locked: impl Fn(&Key) -> bool) -> Key {
+    keys.iter()
+        .rev()
+        .find(|k| locked(k))
+        .or_else(|| keys.first())
+        .cloned()
+        .unwrap_or_else(|| Key::User(String::new()))
 }
 
 fn retry_after(until: DateTime<Utc>, now: DateTime<Utc>) -> u64 {
@@ -173,12 +214,17 @@ impl LoginGate {
             inner.since_sweep = 0;
             inner.keys.retain(|_, s| !s.idle(now));
         }
-        let until = keys
+        let locks: Vec<Option<DateTime<Utc>>> = keys
             .iter()
-            .filter_map(|k| inner.keys.get_mut(k).and_then(|s| s.unlock_at(now)))
-            .max();
-        if let Some(until) = until {
-            count_refused(&mut inner, username, ip, now);
+            .map(|k| inner.keys.get_mut(k).and_then(|s| s.unlock_at(now)))
+            .collect();
+        if let Some(until) = locks.iter().flatten().max().copied() {
+            let by = refusal_key(&keys, |k| {
+                keys.iter()
+                    .position(|x| x == k)
+                    .is_some_and(|i| locks[i].is_some())
+            });
+            count_refused(&mut inner, by, username, ip, now);
             return Decision::Locked {
                 retry_after_secs: retry_after(until, now),
             };
@@ -194,22 +240,36 @@ impl LoginGate {
         })
     }
 
-    /// Counts an attempt refused after the gate (the database said locked) and remembers
-    /// the lock, so the next attempts stop in memory.
+    /// Counts an attempt refused after the gate (the database said which keys are locked,
+    /// and until when) and remembers those locks, so the next attempts stop in memory.
+    /// Returns the seconds to wait, or None when neither key is locked after all.
     pub fn refuse_until(
         &self,
         username: &str,
         ip: Option<&str>,
-        until: DateTime<Utc>,
+        user_until: Option<DateTime<Utc>>,
+        addr_until: Option<DateTime<Utc>>,
         now: DateTime<Utc>,
-    ) -> u64 {
+    ) -> Option<u64> {
+        let until = user_until.max(addr_until)?;
+        let keys = keys_of(username, ip);
         let mut inner = self.lock();
-        for k in keys_of(username, ip) {
-            let s = inner.keys.entry(k).or_default();
-            s.locked_until = s.locked_until.max(Some(until));
+        for k in &keys {
+            let lock = match k {
+                Key::User(_) => user_until,
+                Key::Addr(_) => addr_until,
+            };
+            if lock.is_some() {
+                let s = inner.keys.entry(k.clone()).or_default();
+                s.locked_until = s.locked_until.max(lock);
+            }
         }
-        count_refused(&mut inner, username, ip, now);
-        retry_after(until, now)
+        let by = refusal_key(&keys, |k| match k {
+            Key::User(_) => user_until.is_some(),
+            Key::Addr(_) => addr_until.is_some(),
+        });
+        count_refused(&mut inner, by, username, ip, now);
+        Some(retry_after(until, now))
     }
 
     /// A slot for one password check, or None when all are busy.
@@ -218,17 +278,18 @@ impl LoginGate {
     }
 
     /// The refused attempts counted since the last call, and how many were counted without
-    /// their pair (over [`MAX_REFUSED_PAIRS`]).
+    /// their key (over [`MAX_REFUSED_KEYS`]).
     pub fn take_refused(&self) -> (Vec<Refused>, u64) {
         let mut inner = self.lock();
         let overflow = std::mem::take(&mut inner.refused_overflow);
         let rows = std::mem::take(&mut inner.refused)
             .into_iter()
-            .map(|((username, ip), (attempts, last_at))| Refused {
-                username,
-                ip,
-                attempts,
-                last_at,
+            .map(|(key, c)| Refused {
+                lock_key: key.label(),
+                username: c.username,
+                ip: c.ip,
+                attempts: c.attempts,
+                last_at: c.last_at,
             })
             .collect();
         (rows, overflow)
@@ -253,17 +314,34 @@ impl LoginGate {
     }
 }
 
-fn count_refused(inner: &mut Inner, username: &str, ip: Option<&str>, now: DateTime<Utc>) {
-    let key = (username.to_string(), ip.map(str::to_string));
-    let full = inner.refused.len() >= MAX_REFUSED_PAIRS;
+fn count_refused(
+    inner: &mut Inner,
+    key: Key,
+    username: &str,
+    ip: Option<&str>,
+    now: DateTime<Utc>,
+) {
+    let full = inner.refused.len() >= MAX_REFUSED_KEYS;
     match inner.refused.get_mut(&key) {
-        Some(entry) => {
-            entry.0 = entry.0.saturating_add(1);
-            entry.1 = entry.1.max(now);
+        Some(c) => {
+            c.attempts = c.attempts.saturating_add(1);
+            if now >= c.last_at {
+                c.last_at = now;
+                username.clone_into(&mut c.username);
+                c.ip = ip.map(str::to_string);
+            }
         }
         None if full => inner.refused_overflow += 1,
         None => {
-            inner.refused.insert(key, (1, now));
+            inner.refused.insert(
+                key,
+                RefusedCount {
+                    attempts: 1,
+                    last_at: now,
+                    username: username.to_string(),
+                    ip: ip.map(str::to_string),
+                },
+            );
         }
     }
 }
@@ -325,6 +403,7 @@ mod tests {
         assert_eq!(
             rows,
             vec![Refused {
+                lock_key: "user:admin".into(),
                 username: "admin".into(),
                 ip: Some("10.0.0.9".into()),
                 attempts: 1,
@@ -355,18 +434,63 @@ mod tests {
     }
 
     #[test]
-    fn the_database_lock_is_remembered_and_refusals_aggregate_per_pair() {
+    fn the_database_lock_is_remembered_and_refusals_aggregate_per_key() {
         let gate = Arc::new(LoginGate::new(1));
         let now = t0();
         let until = now + Duration::seconds(30);
-        assert_eq!(gate.refuse_until("a", Some("198.51.100.1"), until, now), 30);
+        assert_eq!(
+            gate.refuse_until("a", Some("198.51.100.1"), Some(until), None, now),
+            Some(30)
+        );
+        assert_eq!(
+            gate.refuse_until("b", Some("198.51.100.1"), None, None, now),
+            None,
+            "nothing locked"
+        );
         for _ in 0..3 {
             assert_eq!(locked(gate.enter("a", Some("198.51.100.1"), now)), 30);
         }
         let (rows, _) = gate.take_refused();
         assert_eq!(rows.len(), 1);
         assert_eq!(rows[0].attempts, 4);
+        assert_eq!(rows[0].lock_key, "user:a", "only the username was locked");
         open(gate.enter("a", Some("198.51.100.1"), until)).finish(Outcome::Withdrawn);
+        // Only the locked key is remembered: the address is free for another username.
+        open(gate.enter("c", Some("198.51.100.1"), now)).finish(Outcome::Withdrawn);
+    }
+
+    #[test]
+    fn a_locked_address_counts_every_username_under_one_key() {
+        let gate = Arc::new(LoginGate::new(1));
+        for i in 0..5 {
+            let now = t0() + Duration::seconds(i);
+            open(gate.enter(&format!("u{i}"), Some("203.0.113.4"), now))
+                .finish(Outcome::Failed(now));
+        }
+        let now = t0() + Duration::seconds(10);
+        for i in 0..500 {
+            locked(gate.enter(&format!("random-{i}"), Some("203.0.113.4"), now));
+        }
+        let (rows, overflow) = gate.take_refused();
+        assert_eq!(overflow, 0);
+        assert_eq!(rows.len(), 1, "one key, whatever the usernames");
+        assert_eq!(rows[0].lock_key, "addr:203.0.113.4");
+        assert_eq!(rows[0].attempts, 500);
+    }
+
+    #[test]
+    fn an_ipv6_slash_64_is_one_address_for_the_lockout() {
+        let gate = Arc::new(LoginGate::new(1));
+        for i in 0..5 {
+            let now = t0() + Duration::seconds(i);
+            let ip = format!("2001:db8:7:7::{i:x}");
+            open(gate.enter(&format!("u{i}"), Some(&ip), now)).finish(Outcome::Failed(now));
+        }
+        let now = t0() + Duration::seconds(10);
+        locked(gate.enter("other", Some("2001:db8:7:7:abcd::1"), now));
+        open(gate.enter("other", Some("2001:db8:7:8::1"), now)).finish(Outcome::Withdrawn);
+        let (rows, _) = gate.take_refused();
+        assert_eq!(rows[0].lock_key, "addr:2001:db8:7:7::");
     }
 
     #[test]

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 /// Longest username kept (longer input is cut before lookup and recording).
-const MAX_USERNAME_CHARS: usize = 200;
+use bandmap_config::MAX_USERNAME_CHARS;
 /// Longest password checked; longer ones fail without hashing (bcrypt reads 72 bytes).
 const MAX_PASSWORD_BYTES: usize = 1024;
 
@@ -49,7 +49,7 @@ fn wrong_credentials() -> ApiError {
     responses(
         (status = 200, description = "Logged in; `Set-Cookie: bandmap_session=…; HttpOnly; Secure; SameSite=Strict; Path=/admin; Max-Age=43200`", body = Me),
         (status = 400, description = "Malformed body", body = ErrorBody),
-        (status = 401, description = "Wrong credentials, or admin authentication not configured", body = ErrorBody),
+        (status = 401, description = "Wrong credentials, or admin authentication not configured (the same answer; the reason is logged)", body = ErrorBody),
         (status = 403, description = "Cross-site request (`Origin` / `Sec-Fetch-Site`)", body = ErrorBody),
         (status = 429, description = "Locked out: 5 failures within 15 minutes for this username or address; or every password-check slot busy. See Retry-After", body = ErrorBody),
     )
@@ -78,16 +78,30 @@ pub async fn login(
     let configured = admin.seed_username.is_some()
         && (admin.seed_password.is_some() || admin.seed_password_hash.is_some());
     let Some(secret) = admin.jwt_secret.as_ref().filter(|_| configured) else {
+        // The answer is the one of wrong credentials: which setting is missing or unusable
+        // is the operator's business (the log and the start-up warnings), not a visitor's.
         lockout::record_attempt(&state.pool, &username, ip, now).await?;
         reservation.finish(Outcome::Failed(now));
-        let mut message =
-            "admin authentication is not configured (ADMIN_SEED_* and ADMIN_JWT_SECRET)"
-                .to_string();
-        if !admin.unusable.is_empty() {
-            message = format!("{message}: {}", admin.unusable.join("; "));
-        }
-        return Err(ApiError::Unauthorized(message));
+        tracing::warn!(
+            unusable = ?admin.unusable,
+            "login refused: admin authentication is not configured (ADMIN_SEED_* and ADMIN_JWT_SECRET)"
+        );
+        return Err(wrong_credentials());
     };
+    // Failures other replicas recorded, before a password-check slot is taken: a locked
+    // key never holds one.
+    match lockout::locks(&state.pool, &username, ip, now).await {
+        Ok(locks) => {
+            if let Some(wait) = gate.refuse_until(&username, ip, locks.user, locks.addr, now) {
+                reservation.finish(Outcome::Withdrawn);
+                return Err(locked_out(wait));
+            }
+        }
+        Err(e) => {
+            reservation.finish(Outcome::Withdrawn);
+            return Err(e.into());
+        }
+    }
     // A bounded number of checks at once; the slot is held through bcrypt.
     let Some(_slot) = gate.try_check() else {
         reservation.finish(Outcome::Withdrawn);
@@ -96,18 +110,6 @@ pub async fn login(
             retry_after_secs: 1,
         });
     };
-    // Failures other replicas recorded.
-    match lockout::unlock_at(&state.pool, &username, ip, now).await {
-        Ok(None) => {}
-        Ok(Some(until)) => {
-            reservation.finish(Outcome::Withdrawn);
-            return Err(locked_out(gate.refuse_until(&username, ip, until, now)));
-        }
-        Err(e) => {
-            reservation.finish(Outcome::Withdrawn);
-            return Err(e.into());
-        }
-    }
     let attempt_id = match lockout::record_attempt(&state.pool, &username, ip, now).await {
         Ok(id) => id,
         Err(e) => {

@@ -7,15 +7,18 @@
 //! whether other replicas' failures lock it (one indexed read, no lock), then is written
 //! to `admin_login_attempts` *before* the password is checked, as a failure, and flipped
 //! to success afterwards — a crash mid-check still counts. Refused attempts are written
-//! by [`flush_refused`], one row per (username, address) with the number of attempts it
-//! stands for, flagged `locked_out`: they are not failures (no password was checked), so
-//! retrying during a lockout does not extend it. Successes do not reset the count.
+//! by [`flush_refused`], counted per locked key (the address, else the username) into one
+//! row per key and hour, flagged `locked_out`: they are not failures (no password was
+//! checked), so retrying during a lockout does not extend it. Successes do not reset the
+//! count. The SQL is `bandmap_db::login_attempts`.
 //!
 //! Without a global lock, two replicas checking the same key at the same instant may each
 //! let one more attempt through than the limit; within a process the gate counts attempts
 //! in flight, so parallel guesses cannot pass it (docs/security.md).
 
 use super::gate::LoginGate;
+use bandmap_db::DbError;
+use bandmap_db::login_attempts::{self, Locks, RefusedCount};
 use chrono::{DateTime, Duration, Utc};
 use sqlx::PgPool;
 use std::time::Duration as StdDuration;
@@ -25,6 +28,8 @@ use tokio_util::sync::CancellationToken;
 pub const MAX_FAILURES: i64 = 5;
 /// Length of the window.
 pub const WINDOW_MINUTES: i64 = 15;
+/// The key of refused attempts counted without their own (past the gate's bound).
+pub const OVERFLOW_KEY: &str = "overflow";
 /// Period of [`flush_refused`] in the background.
 pub const FLUSH_EVERY: StdDuration = StdDuration::from_secs(5);
 
@@ -33,31 +38,15 @@ pub fn window() -> Duration {
     Duration::minutes(WINDOW_MINUTES)
 }
 
-/// The instant at which the recorded failures of `username` or `ip` stop locking (the
-/// `MAX_FAILURES`-th most recent failure of a key leaves the window then); None when
-/// neither is locked. Served by the partial indexes of migration 020.
-pub async fn unlock_at(
+/// Until when the recorded failures of `username` and of `ip` lock each (the
+/// `MAX_FAILURES`-th most recent failure of a key leaves the window then).
+pub async fn locks(
     pool: &PgPool,
     username: &str,
     ip: Option<&str>,
     now: DateTime<Utc>,
-) -> Result<Option<DateTime<Utc>>, sqlx::Error> {
-    let at: Option<DateTime<Utc>> = sqlx::query_scalar(
-        "SELECT GREATEST(
-            (SELECT at FROM admin_login_attempts
-             WHERE lower(username) = lower($1) AND NOT success AND NOT locked_out AND at > $3
-             ORDER BY at DESC OFFSET $4 LIMIT 1),
-            (SELECT at FROM admin_login_attempts
-             WHERE ip = $2 AND NOT success AND NOT locked_out AND at > $3
-             ORDER BY at DESC OFFSET $4 LIMIT 1))",
-    )
-    .bind(username)
-    .bind(ip)
-    .bind(now - window())
-    .bind(MAX_FAILURES - 1)
-    .fetch_one(pool)
-    .await?;
-    Ok(at.map(|at| at + window()))
+) -> Result<Locks, DbError> {
+    login_attempts::locks(pool, username, ip, now, window(), MAX_FAILURES).await
 }
 
 /// Records an attempt as a failure (until [`mark_success`] says otherwise); its row id.
@@ -66,75 +55,54 @@ pub async fn record_attempt(
     username: &str,
     ip: Option<&str>,
     now: DateTime<Utc>,
-) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar(
-        "INSERT INTO admin_login_attempts (username, ip, at, success) VALUES ($1, $2, $3, FALSE)
-         RETURNING id",
-    )
-    .bind(username)
-    .bind(ip)
-    .bind(now)
-    .fetch_one(pool)
-    .await
+) -> Result<i64, DbError> {
+    login_attempts::record_attempt(pool, username, ip, now).await
 }
 
 /// Marks an attempt as successful (it then no longer counts towards a lockout).
-pub async fn mark_success(pool: &PgPool, attempt_id: i64) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE admin_login_attempts SET success = TRUE WHERE id = $1")
-        .bind(attempt_id)
-        .execute(pool)
-        .await?;
-    Ok(())
+pub async fn mark_success(pool: &PgPool, attempt_id: i64) -> Result<(), DbError> {
+    login_attempts::mark_success(pool, attempt_id).await
 }
 
-/// Writes the attempts the gate refused since the last flush — one `locked_out` row per
-/// (username, address), `attempts` saying how many; pairs beyond the gate's bound share
-/// one row with an empty username and no address — and logs one warning for them all
-/// (the rate-limited form of "login refused: locked out"). Returns the attempts written.
-pub async fn flush_refused(pool: &PgPool, gate: &LoginGate) -> Result<u64, sqlx::Error> {
+/// Writes the attempts the gate refused since the last flush — each locked key's count
+/// added to its row of the last hour (one row per key and hour at most); keys beyond the
+/// gate's bound share the `overflow` key — and logs one warning for them all (the
+/// rate-limited form of "login refused: locked out"). Returns the attempts written.
+pub async fn flush_refused(pool: &PgPool, gate: &LoginGate) -> Result<u64, DbError> {
     let (rows, overflow) = gate.take_refused();
     if rows.is_empty() && overflow == 0 {
         return Ok(0);
     }
-    let mut usernames = Vec::with_capacity(rows.len() + 1);
-    let mut ips = Vec::with_capacity(rows.len() + 1);
-    let mut ats = Vec::with_capacity(rows.len() + 1);
-    let mut counts = Vec::with_capacity(rows.len() + 1);
-    let mut total: u64 = 0;
-    for r in &rows {
-        usernames.push(r.username.clone());
-        ips.push(r.ip.clone());
-        ats.push(r.last_at);
-        counts.push(i32::try_from(r.attempts).unwrap_or(i32::MAX));
-        total += u64::from(r.attempts);
-    }
+    let mut counts: Vec<RefusedCount> = rows
+        .iter()
+        .map(|r| RefusedCount {
+            lock_key: r.lock_key.clone(),
+            username: r.username.clone(),
+            ip: r.ip.clone(),
+            attempts: i32::try_from(r.attempts).unwrap_or(i32::MAX),
+            last_at: r.last_at,
+        })
+        .collect();
     if overflow > 0 {
-        usernames.push(String::new());
-        ips.push(None);
-        ats.push(
-            rows.iter()
+        counts.push(RefusedCount {
+            lock_key: OVERFLOW_KEY.to_string(),
+            username: String::new(),
+            ip: None,
+            attempts: i32::try_from(overflow).unwrap_or(i32::MAX),
+            last_at: rows
+                .iter()
                 .map(|r| r.last_at)
                 .max()
                 .unwrap_or_else(Utc::now),
-        );
-        counts.push(i32::try_from(overflow).unwrap_or(i32::MAX));
-        total += overflow;
+        });
     }
-    sqlx::query(
-        "INSERT INTO admin_login_attempts (username, ip, at, success, locked_out, attempts)
-         SELECT u, i, a, FALSE, TRUE, n FROM UNNEST($1::text[], $2::text[], $3::timestamptz[], $4::int[])
-             AS t(u, i, a, n)",
-    )
-    .bind(&usernames)
-    .bind(&ips)
-    .bind(&ats)
-    .bind(&counts)
-    .execute(pool)
-    .await?;
+    let total = rows.iter().map(|r| u64::from(r.attempts)).sum::<u64>() + overflow;
+    let started = login_attempts::add_refused(pool, &counts).await?;
     tracing::warn!(
         attempts = total,
-        pairs = rows.len(),
-        attempts_beyond_pair_bound = overflow,
+        locked_keys = rows.len(),
+        rows_started = started,
+        attempts_beyond_key_bound = overflow,
         "login attempts refused while locked out since the last report"
     );
     Ok(total)
