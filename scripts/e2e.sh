@@ -48,6 +48,10 @@ curl -fsS "${base}/readyz" >/dev/null || { tail -50 "$log_file"; echo "server di
 curl -fsS -X POST "${base}/api/import/bands" -H "Authorization: Bearer ${import_token}" \
   -H 'Content-Type: application/x-ndjson' \
   --data-binary '{"ma_id": 3549999999, "name": "<img src=x onerror=alert(1)>", "country": "Norway", "country_code": "NO", "location_text": "Oslo", "genre": "Black Metal", "status": "Active", "formed_year": 1999}' >/dev/null
+# A step whose text is markup: the admin band map must show it as text (issue 31).
+curl -fsS -X POST "${base}/api/import/bands" -H "Authorization: Bearer ${import_token}" \
+  -H 'Content-Type: application/x-ndjson' \
+  --data-binary '{"ma_id": 3549999998, "name": "Markup Step", "country": "Norway", "country_code": "NO", "location_text": "<a href=x>Oslo", "genre": "Black Metal", "status": "Active", "formed_year": 1999}' >/dev/null
 
 log "waiting for the pipeline to map bands"
 mapped=0

@@ -29,7 +29,9 @@ export function bandMap(locations) {
     if (pts.length > 1) L.polyline(pts, { color: '#2451b7', weight: 2, dashArray: '4 4', className: 'step-line' }).addTo(map);
     steps.forEach((s, i) => {
       L.circleMarker([s.lat, s.lon], { radius: 7, color: '#fff', weight: 2, fillColor: i === 0 ? '#b3261e' : '#2451b7', fillOpacity: 1, className: 'step-point' })
-        .bindTooltip(`${i + 1}. ${s.label}`, { permanent: true, direction: 'right', className: 'step-tip' })
+        // A node, never a string: Leaflet writes a string tooltip as HTML, and the label is
+        // scraped or imported text (issue 31).
+        .bindTooltip(h('span', null, `${i + 1}. ${s.label}`), { permanent: true, direction: 'right', className: 'step-tip' })
         .addTo(map);
     });
     if (pts.length === 1) map.setView(pts[0], 6);

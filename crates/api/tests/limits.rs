@@ -477,3 +477,74 @@ async fn a_peer_past_its_connection_share_is_closed_at_once_and_others_are_not()
         String::from_utf8_lossy(&buf)
     );
 }
+
+#[tokio::test]
+async fn country_counts_answer_from_memory_with_the_public_pool_taken_and_are_rate_limited() {
+    let db = TestDb::new().await;
+    sqlx::query(
+        "INSERT INTO bands (ma_id, name, country, country_code, genre, formed_year)
+         SELECT i, 'B' || i, 'Norway', 'NO', 'Black Metal', 1990 + i % 20
+         FROM generate_series(1, 500) i",
+    )
+    .execute(&db.pool)
+    .await
+    .unwrap();
+    let config = test_config(
+        &db.url,
+        &[("PUBLIC_RATE_BURST", "20"), ("PUBLIC_RATE_PER_SEC", "1")],
+    );
+    let public = connect(
+        &db.secret_url(),
+        PoolSize {
+            max_connections: 1,
+            statement_timeout: None,
+            acquire_timeout: Some(Duration::from_secs(1)),
+        },
+        RetryPolicy::default(),
+    )
+    .await
+    .unwrap();
+    let state = AppState::new(db.pool.clone(), config).with_public_pool(public.clone());
+    let names = state.name_search.clone();
+    let (base, _stop) = start(state).await;
+    names.catch_up(&db.pool).await.unwrap();
+    assert!(names.fresh_countries().is_some());
+    // Every public connection is taken (a flood of card requests, say).
+    let held = public.acquire().await.unwrap();
+    let client = reqwest::Client::new();
+    let requests = (0..16).map(|_| {
+        let client = client.clone();
+        let url = format!("{base}/api/countries?year_min=2000");
+        async move { client.get(url).send().await.unwrap() }
+    });
+    for res in futures::future::join_all(requests).await {
+        assert_eq!(res.status(), 200, "answered without the database");
+        let body: Value = res.json().await.unwrap();
+        assert_eq!(body["items"][0]["bands"], 250);
+    }
+    drop(held);
+    // The card answers beside a burst of counts.
+    sqlx::query("INSERT INTO bands (ma_id, name) VALUES (900, 'Card')")
+        .execute(&db.pool)
+        .await
+        .unwrap();
+    let card = client
+        .get(format!("{base}/api/bands/900"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(card.status(), 200);
+    // The counts are under the public rate limit: past the burst, 429.
+    let mut refused = 0;
+    for _ in 0..10 {
+        let res = client
+            .get(format!("{base}/api/countries"))
+            .send()
+            .await
+            .unwrap();
+        if res.status() == 429 {
+            refused += 1;
+        }
+    }
+    assert!(refused > 0, "no country request was refused past the burst");
+}

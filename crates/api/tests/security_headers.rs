@@ -81,3 +81,134 @@ async fn the_configured_tile_host_is_the_only_remote_image_source() {
     let csp = r.headers()["content-security-policy"].to_str().unwrap();
     assert!(csp.contains("img-src 'self' data:;"), "{csp}");
 }
+
+// ---- Issue 31: no string reaches an HTML sink in either front end -----------------------
+
+/// The front ends' own scripts (not the vendored libraries, the tests or the dev tools).
+fn front_end_scripts() -> Vec<(std::path::PathBuf, String)> {
+    let web = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../web");
+    let mut out = Vec::new();
+    let mut dirs = vec![web.join("admin"), web.join("map")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "js") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                out.push((path, text));
+            }
+        }
+    }
+    assert!(out.len() > 10, "the front ends' scripts were not found");
+    out
+}
+
+/// The code of a script without its comments (a comment may name a sink to warn of it).
+fn code_of(text: &str) -> String {
+    text.lines()
+        .map(|l| match l.trim_start() {
+            t if t.starts_with("//") || t.starts_with('*') || t.starts_with("/*") => "",
+            _ => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The text of a call's first argument (or of a property's value) starting at `from`.
+fn argument_at(code: &str, from: usize) -> &str {
+    code[from..].trim_start()
+}
+
+/// Whether an argument is a DOM node built here: `h(…)`, or a name this file binds to one
+/// (`const x = h(…)`, `function x(…)` returning nodes, checked by its own uses).
+fn is_node(arg: &str, code: &str) -> bool {
+    if arg.starts_with("h(") {
+        return true;
+    }
+    let name: String = arg
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    !name.is_empty()
+        && (code.contains(&format!("const {name} = h("))
+            || code.contains(&format!("let {name} = h("))
+            || code.contains(&format!("function {name}(")))
+}
+
+/// Every place a string could become markup: the raw HTML setters anywhere, and Leaflet's
+/// content setters and `divIcon({html})` with anything but a node.
+fn html_sinks(code: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for raw in [
+        "innerHTML",
+        "outerHTML",
+        "insertAdjacentHTML",
+        "document.write",
+        "DOMParser",
+        "createContextualFragment",
+    ] {
+        if code.contains(raw) {
+            found.push(raw.to_string());
+        }
+    }
+    for call in [
+        ".bindTooltip(",
+        ".bindPopup(",
+        ".setContent(",
+        ".setTooltipContent(",
+        ".setPopupContent(",
+    ] {
+        for (at, _) in code.match_indices(call) {
+            let arg = argument_at(code, at + call.len());
+            if !is_node(arg, code) {
+                found.push(format!("{call}{}", arg.lines().next().unwrap_or("")));
+            }
+        }
+    }
+    for (at, _) in code.match_indices("html:") {
+        let arg = argument_at(code, at + "html:".len());
+        if !is_node(arg, code) {
+            found.push(format!("html: {}", arg.lines().next().unwrap_or("")));
+        }
+    }
+    found
+}
+
+#[test]
+fn no_string_reaches_an_html_sink_in_the_front_ends() {
+    let mut problems = Vec::new();
+    for (path, text) in front_end_scripts() {
+        for sink in html_sinks(&code_of(&text)) {
+            problems.push(format!("{}: {sink}", path.display()));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "strings can become markup:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_sink_check_finds_what_it_looks_for() {
+    // The check itself, on the forms it must refuse and accept.
+    let bad = [
+        "el.innerHTML = name;",
+        "m.bindTooltip(`${i + 1}. ${s.label}`, { permanent: true });",
+        "m.bindPopup(label);",
+        "L.divIcon({ html: `<b>${n}</b>` });",
+        "layer.setContent('<i>' + x + '</i>');",
+    ];
+    for code in bad {
+        assert!(!html_sinks(code).is_empty(), "{code}");
+    }
+    let good = [
+        "m.bindTooltip(h('span', null, label), {});",
+        "const el = h('span', null, x); L.divIcon({ html: el });",
+        "function tip(layer) { return h('b'); } layer.bindTooltip(tip, {});",
+    ];
+    for code in good {
+        assert_eq!(html_sinks(code), Vec::<String>::new(), "{code}");
+    }
+}

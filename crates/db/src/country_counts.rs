@@ -146,6 +146,42 @@ pub fn fold_kept(
     out
 }
 
+/// Bands of one combination of the columns the map filters on, for an in-memory copy of
+/// the counts (`bandmap_index::countries`).
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct CountryGroup {
+    /// ISO 3166-1 alpha-2 code, upper case.
+    pub country_code: String,
+    /// Country name as stored.
+    pub country: Option<String>,
+    /// Genre as stored.
+    pub genre: Option<String>,
+    /// Status as stored.
+    pub status: Option<String>,
+    /// Formation year.
+    pub formed_year: Option<i32>,
+    /// Bands with exactly these values.
+    pub bands: i64,
+}
+
+// Ordered by the country name in the database's collation (NULLs last), so a copy can
+// rank the names as `min(country)` of the queries above does.
+const GROUPS_SQL: &str = "SELECT upper(country_code) AS country_code, country, genre, status, \
+     formed_year, count(*) AS bands FROM bands WHERE country_code ~ '^[A-Za-z]{2}$' \
+     GROUP BY 1, 2, 3, 4, 5 ORDER BY 2 NULLS LAST";
+
+/// Every combination of (code, country, genre, status, formation year) with its number of
+/// bands, ordered by country name (database collation, NULLs last), handed to `each` as
+/// decoded.
+pub async fn load_groups(pool: &PgPool, mut each: impl FnMut(CountryGroup) + Send) -> Result<()> {
+    use futures::TryStreamExt;
+    let mut rows = sqlx::query_as::<_, CountryGroup>(GROUPS_SQL).fetch(pool);
+    while let Some(row) = rows.try_next().await? {
+        each(row);
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,8 +3,10 @@
 //! - [`map`]: the map index behind `/api/clusters` (docs/map.md);
 //! - [`band_search`]: the admin band search behind `GET /admin/api/bands`
 //!   (docs/admin-auth-and-bands.md);
-//! - [`name_search`]: the public name search behind `GET /api/search` (docs/security.md).
+//! - [`name_search`]: the public name search behind `GET /api/search` (docs/security.md),
+//!   loaded with [`countries`], the catalogue counts behind `GET /api/countries`.
 
 pub mod band_search;
+pub mod countries;
 pub mod map;
 pub mod name_search;

@@ -14,19 +14,19 @@ use tokio_util::sync::CancellationToken;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-/// Routes of the public API, mounted at `/api`. The card queries the database per request
-/// and the search may (while its in-memory copy is not known fresh): both are rate-limited
-/// per client ([`rate_limit`]).
+/// Routes of the public API, mounted at `/api`. The card queries the database per request,
+/// and the search and the country counts may (while their in-memory copy is not known
+/// fresh): all three are rate-limited per client ([`rate_limit`]).
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(bands::band_card))
         .routes(routes!(search::search))
+        .routes(routes!(countries::countries))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             rate_limit::limit,
         ))
         .routes(routes!(clusters::clusters))
-        .routes(routes!(countries::countries))
         .merge(
             crate::import::router().layer(axum::middleware::from_fn_with_state(
                 state.clone(),

@@ -16,6 +16,7 @@ pub mod trigrams;
 
 pub use table::{NameTable, TRIGRAM_CHARS, TableBuilder, fold};
 
+use crate::countries::{CountryTable, CountryTableBuilder};
 use bandmap_db::PgPool;
 use bandmap_db::bands::by_name;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -32,10 +33,12 @@ pub enum NameSearchError {
     Build(String),
 }
 
-/// The shared copy of one API process.
+/// The shared copy of one API process, and the catalogue's country counts loaded with it
+/// ([`crate::countries`]): the same changes make both stale.
 #[derive(Debug, Default)]
 pub struct NameSearch {
     copy: RwLock<Option<Arc<NameTable>>>,
+    countries: RwLock<Option<Arc<CountryTable>>>,
     /// Bumped by every change the process hears of.
     changes: AtomicU64,
     /// The value of `changes` read before the copy in use was loaded.
@@ -60,13 +63,28 @@ impl NameSearch {
 
     /// The copy, when nothing changed since it was loaded.
     pub fn fresh(&self) -> Option<Arc<NameTable>> {
-        if self.loaded_after.load(Ordering::Acquire) != self.changes.load(Ordering::Acquire) {
+        if !self.is_fresh() {
             return None;
         }
         self.copy
             .read()
             .map(|g| g.clone())
             .unwrap_or_else(|p| p.into_inner().clone())
+    }
+
+    /// The country counts, when nothing changed since they were loaded.
+    pub fn fresh_countries(&self) -> Option<Arc<CountryTable>> {
+        if !self.is_fresh() {
+            return None;
+        }
+        self.countries
+            .read()
+            .map(|g| g.clone())
+            .unwrap_or_else(|p| p.into_inner().clone())
+    }
+
+    fn is_fresh(&self) -> bool {
+        self.loaded_after.load(Ordering::Acquire) == self.changes.load(Ordering::Acquire)
     }
 
     /// Reloads the copy when a change was heard since the last load (or none was loaded).
@@ -81,9 +99,12 @@ impl NameSearch {
         // A copy behind a heard change is never used again: it goes before its successor
         // loads, so the two never take memory at once.
         self.install(None);
+        self.install_countries(None);
         let table = load(pool, expected + expected / 32).await?;
         let bands = table.len();
+        let countries = load_countries(pool).await?;
         self.install(Some(Arc::new(table)));
+        self.install_countries(Some(Arc::new(countries)));
         // A change heard during the load keeps the copy unused until the next catch-up.
         self.loaded_after.store(seen, Ordering::Release);
         tracing::debug!(bands, "name search loaded");
@@ -97,6 +118,13 @@ impl NameSearch {
 
     fn install(&self, copy: Option<Arc<NameTable>>) {
         match self.copy.write() {
+            Ok(mut g) => *g = copy,
+            Err(p) => *p.into_inner() = copy,
+        }
+    }
+
+    fn install_countries(&self, copy: Option<Arc<CountryTable>>) {
+        match self.countries.write() {
             Ok(mut g) => *g = copy,
             Err(p) => *p.into_inner() = copy,
         }
@@ -117,4 +145,11 @@ pub async fn load(pool: &PgPool, expected: usize) -> Result<NameTable, NameSearc
     tokio::task::spawn_blocking(move || builder.finish())
         .await
         .map_err(|e| NameSearchError::Build(e.to_string()))
+}
+
+/// Reads the catalogue's country groups and builds their copy.
+pub async fn load_countries(pool: &PgPool) -> Result<CountryTable, NameSearchError> {
+    let mut builder = CountryTableBuilder::default();
+    bandmap_db::country_counts::load_groups(pool, |g| builder.push(g)).await?;
+    Ok(builder.finish())
 }

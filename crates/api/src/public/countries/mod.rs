@@ -1,8 +1,12 @@
 //! `GET /api/countries`: bands per country and per 100,000 inhabitants, for the map's
 //! density layer, under the filters of `/api/clusters` (docs/map.md). Counts from the
-//! catalogue (`bandmap_db::country_counts`), populations from GeoNames ([`populations`]).
-//! With `family=`, the bands are counted per country and genre text and only the genres
-//! whose family ([`Family::of_genre`], the map index's rule) is asked are summed.
+//! catalogue, populations from GeoNames ([`populations`]). With `family=`, only the bands
+//! whose genre's family ([`Family::of_genre`], the map index's rule) is asked count.
+//!
+//! The counts come from the in-memory copy loaded with the name search
+//! (`bandmap_index::countries`, issue 31) while it is known fresh, else from the
+//! catalogue's SQL (`bandmap_db::country_counts`), the same answer; the endpoint is under
+//! the public rate limit either way.
 
 pub mod populations;
 
@@ -14,6 +18,7 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 use bandmap_db::country_counts::{self, CountryCount, CountryFilter};
+use bandmap_index::countries::CountryQuery;
 use bandmap_index::map::Family;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -129,22 +134,42 @@ fn density(c: CountryCount, pops: &populations::Populations) -> CountryDensity {
     responses(
         (status = 200, description = "bands per country under the map's filters, with populations and densities", body = Countries),
         (status = 304, description = "not modified (If-None-Match)"),
-        (status = 400, description = "malformed parameter, unknown genre family", body = ErrorBody)))]
+        (status = 400, description = "malformed parameter, unknown genre family", body = ErrorBody),
+        (status = 429, description = "too many requests from this client address", body = ErrorBody)))]
 pub async fn countries(
     State(state): State<AppState>,
     headers: HeaderMap,
     Query(p): Query<CountriesParams>,
 ) -> Result<Response, ApiError> {
     let CountriesRequest { filter, families } = p.parse()?;
-    let counts = if families == 0 {
-        country_counts::count_by_country(&state.public_pool, &filter).await?
-    } else {
-        let rows = country_counts::count_by_country_and_genre(&state.public_pool, &filter).await?;
-        country_counts::fold_kept(rows, family_keeper(families))
+    let counts = match state.name_search.fresh_countries() {
+        Some(copy) => copy.count(&CountryQuery {
+            genre: filter.genre,
+            country: filter.country,
+            status: filter.status,
+            year_min: filter.year_min,
+            year_max: filter.year_max,
+            families,
+        }),
+        None => counts_in_sql(&state, &filter, families).await?,
     };
     let pops = populations::for_gazetteer(&state.config.geocoder.gazetteer_path).await;
     let items = counts.into_iter().map(|c| density(c, &pops)).collect();
     Ok(cache::json_response(&headers, &Countries { items }))
+}
+
+/// The counts from the catalogue's SQL (while the in-memory copy is not known fresh).
+async fn counts_in_sql(
+    state: &AppState,
+    filter: &CountryFilter,
+    families: u16,
+) -> Result<Vec<CountryCount>, ApiError> {
+    Ok(if families == 0 {
+        country_counts::count_by_country(&state.public_pool, filter).await?
+    } else {
+        let rows = country_counts::count_by_country_and_genre(&state.public_pool, filter).await?;
+        country_counts::fold_kept(rows, family_keeper(families))
+    })
 }
 
 #[cfg(test)]
