@@ -9,7 +9,8 @@
 use axum::extract::{Request, State};
 use axum::http::HeaderValue;
 use axum::http::header::{
-    CONTENT_SECURITY_POLICY, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS,
+    CACHE_CONTROL, CONTENT_SECURITY_POLICY, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS,
+    X_FRAME_OPTIONS,
 };
 use axum::middleware::Next;
 use axum::response::Response;
@@ -80,14 +81,24 @@ pub fn tile_source(tile_url: &str) -> Option<String> {
     Some(format!("{scheme}://{host}"))
 }
 
+/// Whether `path` is the admin API or the admin authentication area.
+fn is_admin_answer(path: &str) -> bool {
+    path.starts_with("/admin/api/") || path.starts_with("/admin/auth/")
+}
+
 /// The middleware: sets the headers on every response that does not already carry them.
 pub async fn apply(
     State(headers): State<Arc<SecurityHeaders>>,
     req: Request,
     next: Next,
 ) -> Response {
+    // Admin answers (data, sessions) are never stored by a browser or a proxy (issue 31).
+    let admin = is_admin_answer(req.uri().path());
     let mut response = next.run(req).await;
     let h = response.headers_mut();
+    if admin {
+        h.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
     h.entry(CONTENT_SECURITY_POLICY)
         .or_insert_with(|| headers.csp.clone());
     h.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));

@@ -212,3 +212,40 @@ fn the_sink_check_finds_what_it_looks_for() {
         assert_eq!(html_sinks(code), Vec::<String>::new(), "{code}");
     }
 }
+
+#[tokio::test]
+async fn admin_answers_are_never_stored_and_public_ones_may_be() {
+    // Issue 31: a shared computer's browser cache or a proxy kept admin data and sessions.
+    let app = spawn_app().await;
+    let cookie = app.login().await;
+    for (path, with_session) in [
+        ("/admin/api/bands", true),
+        ("/admin/auth/me", true),
+        ("/admin/auth/me", false),
+        ("/admin/api/bands", false),
+    ] {
+        let mut req = app.client.get(app.url(path));
+        if with_session {
+            req = req.header("cookie", cookie.as_str());
+        }
+        let res = req.send().await.unwrap();
+        assert_eq!(
+            res.headers()["cache-control"],
+            "no-store",
+            "{path} ({})",
+            res.status()
+        );
+    }
+    let res = app
+        .client
+        .get(app.url("/api/clusters?zoom=3"))
+        .send()
+        .await
+        .unwrap();
+    assert_ne!(
+        res.headers()
+            .get("cache-control")
+            .map(|v| v.to_str().unwrap()),
+        Some("no-store")
+    );
+}

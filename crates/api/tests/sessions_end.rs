@@ -189,3 +189,47 @@ async fn admin_writes_refuse_a_cross_site_origin() {
         .unwrap();
     assert_eq!(res.status(), 200);
 }
+
+#[tokio::test]
+async fn removing_the_seed_settings_ends_the_sessions_of_the_old_account() {
+    // Issue 31: the account's row and the signing secret stay; the settings that make it
+    // the admin are gone, and so must its sessions be.
+    let app = spawn_app().await;
+    let cookie = app.login().await;
+    assert_eq!(status_of(&app, &cookie).await, 200);
+    for removed in [
+        &[("ADMIN_SEED_USERNAME", ""), ("ADMIN_SEED_PASSWORD", "")][..],
+        &[("ADMIN_SEED_USERNAME", "someone-else")][..],
+    ] {
+        let config = bandmap_test_support::app::test_config(&app.db.url, removed);
+        let state = bandmap_api::AppState::new(app.db.pool.clone(), config);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let stop = tokio_util::sync::CancellationToken::new();
+        tokio::spawn(bandmap_api::server::serve_on(listener, state, stop.clone()));
+        let client = reqwest::Client::new();
+        for path in ["/admin/auth/me", "/admin/api/bands"] {
+            let res = client
+                .get(format!("{base}{path}"))
+                .header("cookie", cookie.as_str())
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(res.status(), 401, "{path} with {removed:?}");
+            let body: Value = res.json().await.unwrap();
+            assert!(
+                !body["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("ADMIN_"),
+                "{body}"
+            );
+        }
+        stop.cancel();
+    }
+    assert_eq!(
+        status_of(&app, &cookie).await,
+        200,
+        "the original server still admits it"
+    );
+}

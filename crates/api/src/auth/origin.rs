@@ -5,8 +5,12 @@
 //!
 //! `Sec-Fetch-Site` (sent by current browsers) is trusted first: `same-origin` and `none`
 //! (typed by the user) pass; `same-site` and `cross-site` are refused — a sibling subdomain
-//! is another site for the admin. Without it, an `Origin` must name the host the request
-//! was sent to (`Host`, ports ignored: a proxy may drop them); `Origin: null` is refused.
+//! is another site for the admin. Without it, an `Origin` must be the origin the request
+//! was sent to: the scheme (when a proxy says it in `X-Forwarded-Proto`), the host and the
+//! port of `Host` (the scheme's default when absent) — issue 31: a page on another port, or
+//! over plain HTTP when the proxy says HTTPS, is another origin. `Origin: null` is refused.
+//! (A cross-site page cannot set `X-Forwarded-Proto`: a browser asks the server first, and
+//! the server allows no such request.)
 //! A request with neither header is not from a browser page (curl, scripts) and passes:
 //! CSRF needs a victim's browser.
 
@@ -39,13 +43,29 @@ fn cross_site(why: &str) -> ApiError {
     ApiError::Forbidden(format!("cross-site request refused ({why})"))
 }
 
-/// The host of `Host` or of an origin/authority, lower-cased, without port or brackets.
-fn host_of(authority: &str) -> String {
+/// The host (lower-cased, without brackets) and the port of `Host` or of an origin's
+/// authority; `default_port` when none is written.
+fn host_and_port(authority: &str, default_port: u16) -> Option<(String, u16)> {
     let a = authority.trim().to_ascii_lowercase();
-    if let Some(rest) = a.strip_prefix('[') {
-        return rest.split(']').next().unwrap_or_default().to_string();
-    }
-    a.split(':').next().unwrap_or_default().to_string()
+    let (host, port) = match a.strip_prefix('[') {
+        Some(rest) => {
+            let (host, after) = rest.split_once(']')?;
+            (host.to_string(), after.strip_prefix(':'))
+        }
+        None => match a.split_once(':') {
+            Some((host, port)) => (host.to_string(), Some(port)),
+            None => (a.clone(), None),
+        },
+    };
+    let port = match port {
+        Some(p) => p.parse().ok()?,
+        None => default_port,
+    };
+    (!host.is_empty()).then_some((host, port))
+}
+
+fn default_port(scheme: &str) -> u16 {
+    if scheme == "https" { 443 } else { 80 }
 }
 
 /// Refuses a request a browser says came from another site.
@@ -66,15 +86,27 @@ pub fn require_same_origin(headers: &HeaderMap) -> Result<(), ApiError> {
     let Some((scheme, authority)) = origin.trim().split_once("://") else {
         return Err(cross_site("Origin is not a web origin"));
     };
-    if !matches!(scheme.to_ascii_lowercase().as_str(), "http" | "https") {
+    let scheme = scheme.to_ascii_lowercase();
+    if !matches!(scheme.as_str(), "http" | "https") {
         return Err(cross_site("Origin is not a web origin"));
     }
-    let host = headers
+    // The scheme the request was made with, when a proxy says it; without it (a TLS
+    // terminator that does not say) the port still tells the two schemes' defaults apart.
+    let served = headers
+        .get("x-forwarded-proto")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(',').next())
+        .map_or_else(|| scheme.clone(), |v| v.trim().to_ascii_lowercase());
+    if scheme != served {
+        return Err(cross_site("Origin is another scheme"));
+    }
+    let sent_to = headers
         .get(header::HOST)
         .and_then(|v| v.to_str().ok())
-        .map(host_of);
-    match host {
-        Some(h) if !h.is_empty() && h == host_of(authority) => Ok(()),
+        .and_then(|h| host_and_port(h, default_port(&served)));
+    let origin = host_and_port(authority, default_port(&scheme));
+    match (sent_to, origin) {
+        (Some(to), Some(from)) if to == from => Ok(()),
         _ => Err(cross_site("Origin is another site")),
     }
 }
@@ -103,8 +135,18 @@ mod tests {
                 ("origin", "https://bandmap.example"),
             ],
             &[
-                ("host", "bandmap.example:8443"),
+                ("host", "bandmap.example"),
+                ("x-forwarded-proto", "https"),
                 ("origin", "https://BandMap.example"),
+            ],
+            &[
+                ("host", "bandmap.example:8443"),
+                ("x-forwarded-proto", "https"),
+                ("origin", "https://bandmap.example:8443"),
+            ],
+            &[
+                ("host", "bandmap.example"),
+                ("origin", "http://bandmap.example:80"),
             ],
             &[
                 ("host", "127.0.0.1:8080"),
@@ -135,6 +177,29 @@ mod tests {
             &[
                 ("host", "bandmap.example"),
                 ("origin", "file://bandmap.example"),
+            ],
+            // Issue 31: another port or another scheme is another origin.
+            &[
+                ("host", "bandmap.example:8443"),
+                ("x-forwarded-proto", "https"),
+                ("origin", "https://bandmap.example"),
+            ],
+            &[
+                ("host", "127.0.0.1:8080"),
+                ("origin", "http://127.0.0.1:9999"),
+            ],
+            &[
+                ("host", "bandmap.example"),
+                ("x-forwarded-proto", "https"),
+                ("origin", "http://bandmap.example"),
+            ],
+            &[
+                ("host", "bandmap.example"),
+                ("origin", "https://bandmap.example:8443"),
+            ],
+            &[
+                ("host", "bandmap.example:x"),
+                ("origin", "http://bandmap.example"),
             ],
         ] {
             assert!(

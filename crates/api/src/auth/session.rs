@@ -110,14 +110,21 @@ impl FromRequestParts<AppState> for AdminSession {
         parts: &mut Parts,
         state: &AppState,
     ) -> Result<Self, Self::Rejection> {
-        let Some(secret) = state.config.admin.jwt_secret.as_ref() else {
-            return Err(ApiError::Unauthorized(
-                "admin authentication is not configured".into(),
-            ));
+        let invalid = || ApiError::Unauthorized("invalid or expired session".into());
+        let admin = &state.config.admin;
+        let Some(secret) = admin.jwt_secret.as_ref() else {
+            return Err(invalid());
         };
         let token =
             session_cookie(parts).ok_or_else(|| ApiError::Unauthorized("no session".into()))?;
         let claims = verify_token(secret.expose_secret().as_bytes(), &token, state.clock.now())?;
+        // Only the account the settings seed is an admin (issue 31): with `ADMIN_SEED_*`
+        // removed, or naming another account, a token of the old one no longer opens
+        // anything, although its row and its signing secret are still there.
+        let seeded = admin.seed_password.is_some() || admin.seed_password_hash.is_some();
+        if !seeded || admin.seed_username.as_deref() != Some(claims.sub.as_str()) {
+            return Err(invalid());
+        }
         match bandmap_db::admin_users::session_generation(&state.pool, &claims.sub).await? {
             None => return Err(ApiError::Unauthorized("unknown account".into())),
             Some(current) if current != claims.generation => {
