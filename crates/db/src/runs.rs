@@ -10,8 +10,9 @@
 //! appends `crawl_log` lines ([`Run::log`]), publishes its typed statistics
 //! ([`stats`], [`Run::write_stats`]) and at each batch asks [`Run::check`] whether to stop
 //! (the admin raised `cancel_requested`, or someone closed the run under it); it ends with
-//! [`Run::finish`] and one final [`RunStatus`] — `success`, `cancelled` (admin cancel only),
-//! `interrupted` (the service shut down) or `error` — which closes its trigger in the same
+//! [`Run::close`] and one [`End`] (why it stopped), which maps to one final
+//! [`RunStatus`] — `success`, `cancelled` (admin cancel only), `interrupted` (the service
+//! shut down) or `error` — and one closing log line; the status closes its trigger in the same
 //! transaction ([`RunStatus::trigger_status`]: `done` after success or cancel, `error`
 //! otherwise). A run whose process died is closed `interrupted` by any instance's start
 //! recovery once its owner's lock is gone ([`recover_orphaned`]), or by the admin cleanup
@@ -19,15 +20,17 @@
 //! `running` run is ever closed, so the first closer wins and a job that finds its run
 //! closed under it stops without writing ([`Run::abandon`]).
 
+mod end;
 mod kinds;
 mod recovery;
 mod run;
 pub mod stats;
 pub(crate) mod text_enum;
 
-pub use kinds::{JobService, JobType, Level, RunStatus, TriggerStatus};
+pub use end::End;
+pub use kinds::{JobType, Level, RunStatus, TriggerStatus};
 pub use recovery::{cleanup_stuck, recover_orphaned};
-pub use run::{Run, Stop};
+pub use run::Run;
 pub use text_enum::UnknownValue;
 
 use crate::Result;

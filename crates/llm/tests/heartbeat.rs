@@ -78,7 +78,12 @@ async fn with_a_key_the_heartbeat_checks_the_api_and_progress() {
     let llm = FakeLlm::start().await;
     let r = rig(&db.pool, &llm);
     let client = r.worker.caller().map(|c| c.client().clone());
-    bandmap_health::beat(&db.pool, "llm", checks(&db.pool, client.as_ref())).await;
+    bandmap_health::beat(
+        &db.pool,
+        bandmap_db::Service::Llm,
+        checks(&db.pool, client.as_ref()),
+    )
+    .await;
     let (state, c) = health(&db.pool).await.unwrap();
     assert_eq!(state, "ok", "{c}");
     assert_eq!(c["api_key"]["detail"], "present");
@@ -88,7 +93,12 @@ async fn with_a_key_the_heartbeat_checks_the_api_and_progress() {
 
     // A due row and no call in 6 h: progress fails.
     llm_row(&db.pool, 1, "Darkthrone", "Kolbotn, Viken").await;
-    bandmap_health::beat(&db.pool, "llm", checks(&db.pool, client.as_ref())).await;
+    bandmap_health::beat(
+        &db.pool,
+        bandmap_db::Service::Llm,
+        checks(&db.pool, client.as_ref()),
+    )
+    .await;
     let (state, c) = health(&db.pool).await.unwrap();
     assert_eq!(state, "degraded");
     assert!(
@@ -100,7 +110,12 @@ async fn with_a_key_the_heartbeat_checks_the_api_and_progress() {
 
     // Unreachable API: the probe fails, the service does not.
     drop(llm);
-    bandmap_health::beat(&db.pool, "llm", checks(&db.pool, client.as_ref())).await;
+    bandmap_health::beat(
+        &db.pool,
+        bandmap_db::Service::Llm,
+        checks(&db.pool, client.as_ref()),
+    )
+    .await;
     let (_, c) = health(&db.pool).await.unwrap();
     assert_eq!(c["api"]["ok"], false);
 }

@@ -1,5 +1,6 @@
-//! Running several services in one process (`bandmap all`): each in its own task; a task
-//! that fails or panics is logged and restarted with backoff while the others keep running.
+//! The restart policy of a whole service (`bandmap all` runs several in one process, each
+//! in its own task): a service that returns, fails or panics is logged and restarted with
+//! backoff while the others keep running.
 
 use bandmap_time::Backoff;
 use futures::FutureExt;
