@@ -170,7 +170,13 @@ async fn request_enqueue_if_changed(crawler: &Crawler, stats: &CrawlStats) {
     if stats.inserted.get() + stats.updated.get() == 0 {
         return;
     }
-    match triggers::request_once(&crawler.pool, JobType::GeocoderEnqueue, "crawler").await {
+    match triggers::request_once(
+        &crawler.pool,
+        JobType::GeocoderEnqueue,
+        Service::Crawler.as_str(),
+    )
+    .await
+    {
         Ok(Some(id)) => tracing::info!(trigger = id, "requested an enqueue scan"),
         Ok(None) => {}
         Err(e) => tracing::warn!(error = %e, "could not request an enqueue scan"),

@@ -6,10 +6,8 @@
 //! replicas with the proxy headers the server reads.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod deploy_support;
-
-use deploy_support::nginx::{self, Directive};
-use deploy_support::{env_assignments, interpolate, read};
+use crate::deploy_support::nginx::{self, Directive};
+use crate::deploy_support::{env_assignments, interpolate, read};
 use serde_yaml_ng::Value;
 use std::collections::HashMap;
 

@@ -4,11 +4,9 @@
 //! replicas or separate `geocoder` and `llm` processes have) call the fake at once; the
 //! fake records when each request arrived.
 
-mod common;
-
+use crate::common::*;
 use bandmap_fakes::geoapify::FakeGeoapify;
 use bandmap_geocode::{Geocoder, PlaceQuery, Resolution};
-use common::*;
 use std::time::Duration;
 
 fn place(c: &str) -> PlaceQuery {

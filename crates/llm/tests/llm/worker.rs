@@ -2,13 +2,11 @@
 //! cache, fallback, backoff, cost, and every outcome state of CONTRACT §3.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
+use crate::common::*;
 use bandmap_fakes::llm::{FakeLlm, LlmFault};
 use bandmap_geocode::Resolution;
 use bandmap_llm::Outcome;
 use bandmap_test_support::TestDb;
-use common::*;
 use serde_json::json;
 use std::time::Duration;
 

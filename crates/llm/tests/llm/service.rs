@@ -2,11 +2,9 @@
 //! adapter → fake LLM API.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
+use crate::common::*;
 use bandmap_fakes::llm::FakeLlm;
 use bandmap_test_support::TestDb;
-use common::*;
 use serde_json::json;
 use std::collections::HashMap;
 use std::sync::Arc;

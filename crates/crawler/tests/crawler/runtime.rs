@@ -2,15 +2,13 @@
 //! is caught and logged, and the next step runs.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
+use crate::common::*;
 use bandmap_crawler::{Scheduled, Steps};
 use bandmap_db::runs::JobType;
 use bandmap_db::triggers;
 use bandmap_runtime::testing::{INJECTED, PanicFirst, capture};
 use bandmap_runtime::{Pace, Service, drive};
 use bandmap_test_support::TestDb;
-use common::*;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;

@@ -5,9 +5,7 @@
 //! (import → enqueue → geocode → map index) and a crawl runs, with no restart of the process.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod fault_support;
-
-use fault_support::*;
+use crate::fault_support::*;
 
 const NEW_BAND: i64 = 3_549_990_001;
 const NEW_GENRE: &str = "Reconnection Doom Metal";

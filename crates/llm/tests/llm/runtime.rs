@@ -2,15 +2,13 @@
 //! logged, and the loop goes on to the next row (before the runtime, it ended the process).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
+use crate::common::*;
 use bandmap_fakes::llm::FakeLlm;
 use bandmap_geocode::{PlaceQuery, Resolution};
 use bandmap_llm::service::run_worker;
 use bandmap_llm::{Caller, ChatClient, CityResolver, VirtualPacer, Worker};
 use bandmap_runtime::testing::capture;
 use bandmap_test_support::TestDb;
-use common::*;
 use secrecy::SecretString;
 use serde_json::json;
 use std::future::Future;

@@ -19,13 +19,11 @@
 //! read, and the next page is unaffected.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod fault_support;
-
+use crate::fault_support::*;
 use bandmap_fakes::geoapify::{FakeGeoapify, GeoFault};
 use bandmap_fakes::llm::{FakeLlm, LlmFault};
 use bandmap_fakes::solver::{FakeSolver, SolverFault, chrome_json_page};
 use bandmap_upstream::{SolverClient, SolverConfig};
-use fault_support::*;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -2,14 +2,12 @@
 //! and logged, and the next batch runs.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
+use crate::common::*;
 use bandmap_fakes::geoapify::FakeGeoapify;
 use bandmap_geocode::Batches;
 use bandmap_runtime::testing::{INJECTED, PanicFirst, capture};
 use bandmap_runtime::{Pace, Service, drive};
 use bandmap_test_support::TestDb;
-use common::*;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 

@@ -8,11 +8,9 @@
 //! logs, heartbeats, audit, errors of rows).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod fault_support;
-
+use crate::fault_support::*;
 use bandmap_fakes::geoapify::FakeGeoapify;
 use bandmap_fakes::llm::FakeLlm;
-use fault_support::*;
 use std::time::Duration;
 
 const DB_ROLE: &str = "bandmap_secret_app";

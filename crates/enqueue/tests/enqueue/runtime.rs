@@ -2,15 +2,13 @@
 //! caught and logged, and the next poll runs its scan.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
+use crate::common::*;
 use bandmap_db::Service;
 use bandmap_db::run_owner::Instance;
 use bandmap_enqueue::{Periods, Poll};
 use bandmap_runtime::testing::{INJECTED, PanicFirst, capture};
 use bandmap_runtime::{Pace, drive};
 use bandmap_test_support::TestDb;
-use common::*;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;

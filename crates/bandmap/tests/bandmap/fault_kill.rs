@@ -9,10 +9,8 @@
 //! the rest by itself.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod fault_support;
-
+use crate::fault_support::*;
 use bandmap_fakes::geoapify::FakeGeoapify;
-use fault_support::*;
 use std::time::Duration;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -2,14 +2,12 @@
 //! country-only centroids, honest counts with a forced failure, rule 20.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
+use crate::common::{Row, band, count_rows, log_lines, rows, run_record};
 use bandmap_db::band_locations::enqueue::{bands_without_rows, insert_locations};
 use bandmap_enqueue::plan::{Plan, plan};
 use bandmap_enqueue::run_once;
 use bandmap_location::countries;
 use bandmap_test_support::TestDb;
-use common::{Row, band, count_rows, log_lines, rows, run_record};
 use sqlx::PgPool;
 
 /// Makes the database refuse every row whose `location_raw` is `Poisonville`.

@@ -2,8 +2,7 @@
 //! conflicts, cancel between batches, rule 5 waits, panics isolated.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
+use crate::common::*;
 use bandmap_crawler::{
     BatchHook, JobKind, JobOptions, ScheduleState, TickOutcome, execute, run_once,
 };
@@ -12,7 +11,6 @@ use bandmap_db::bands::upsert::{BandInput, upsert_bands};
 use bandmap_fakes::solver::{FakeSolver, SolverFault};
 use bandmap_test_support::TestDb;
 use bandmap_upstream::ChangeKind;
-use common::*;
 use serde_json::json;
 use std::sync::Arc;
 use std::sync::Mutex;

@@ -1,11 +1,9 @@
 //! The crawler on the offline demo recording (`UPSTREAM_MODE=recorded:demo/upstream`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
+use crate::common::*;
 use bandmap_crawler::{JobKind, JobOptions, execute};
 use bandmap_test_support::TestDb;
-use common::*;
 
 #[tokio::test]
 async fn full_crawl_of_the_demo_fills_the_catalogue_with_european_bands_only() {

@@ -2,11 +2,9 @@
 //! Worker-level properties: the shared limiter's spacing, two workers in parallel, the
 //! self-repair, the primary point (rule 19), `mark_done` for the LLM worker, and `run`.
 
-mod common;
-
+use crate::common::*;
 use bandmap_fakes::geoapify::FakeGeoapify;
 use bandmap_geocode::{Outcome, Resolved, STUCK_AFTER, Worker, mark_done, run_once};
-use common::*;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 

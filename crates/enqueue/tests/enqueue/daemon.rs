@@ -2,15 +2,13 @@
 //! the set-based primary point sync, against a real PostgreSQL database.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
+use crate::common::{band, log_lines, run_record};
 use bandmap_db::band_locations::primary::{sync_primary_point, sync_primary_points};
 use bandmap_db::runs;
 use bandmap_db::runs::JobType;
 use bandmap_db::triggers;
 use bandmap_enqueue::{Periods, poll_once, run, run_once, run_with};
 use bandmap_test_support::TestDb;
-use common::{band, log_lines, run_record};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;

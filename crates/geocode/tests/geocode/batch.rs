@@ -3,13 +3,11 @@
 //! finished by one transaction, the primary points of their bands (rule 19), and the
 //! claim token guarding a row that someone else re-claimed meanwhile.
 
-mod common;
-
+use crate::common::*;
 use bandmap_db::band_locations::claim;
 use bandmap_db::band_locations::done::{self, DoneFields, Finish, Finished};
 use bandmap_fakes::geoapify::FakeGeoapify;
 use bandmap_geocode::{Outcome, run_batch};
-use common::*;
 
 #[tokio::test]
 async fn rows_not_started_when_the_budget_is_spent_go_back_unchanged() {

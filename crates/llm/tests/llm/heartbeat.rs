@@ -1,13 +1,11 @@
 //! Heartbeat of service `llm` and the no-key idle mode.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
+use crate::common::*;
 use bandmap_fakes::llm::FakeLlm;
 use bandmap_llm::service::{NO_KEY, checks, run_worker};
 use bandmap_llm::{Outcome, Worker};
 use bandmap_test_support::TestDb;
-use common::*;
 use serde_json::Value;
 use sqlx::PgPool;
 use std::time::Duration;

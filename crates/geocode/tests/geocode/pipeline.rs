@@ -2,11 +2,9 @@
 //! The worker pipeline against a real PostgreSQL and the loopback fake Geoapify: tiers,
 //! fallbacks, acceptance, cache, dedup, failures and their states.
 
-mod common;
-
+use crate::common::*;
 use bandmap_fakes::geoapify::FakeGeoapify;
 use bandmap_geocode::{Outcome, cache_key, run_once};
-use common::*;
 use serde_json::json;
 
 #[tokio::test]

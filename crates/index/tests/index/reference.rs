@@ -1,12 +1,11 @@
 //! Property test: for random bands, located rows and queries (bbox, zoom, filters), the
-//! in-memory answer equals the reference SQL definition (tests/reference.sql).
+//! in-memory answer equals the reference SQL definition (tests/index/reference.sql).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
+use crate::common;
+use crate::common::{Band, Loc};
 use bandmap_index::map::{Bbox, ClusterQuery, Filter};
 use bandmap_test_support::TestDb;
-use common::{Band, Loc};
 use proptest::prelude::*;
 
 const GENRES: &[&str] = &[

@@ -4,12 +4,10 @@
 //! names it. Real PostgreSQL, the fake OpenAI-compatible server of `crates/fakes`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
+use crate::common::*;
 use bandmap_fakes::llm::FakeLlm;
 use bandmap_llm::Outcome;
 use bandmap_test_support::TestDb;
-use common::*;
 use serde_json::json;
 use sqlx::PgPool;
 

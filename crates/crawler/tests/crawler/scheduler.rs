@@ -2,8 +2,7 @@
 //! incremental, automatic enrichment, start recovery (rule 7), shutdown.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
+use crate::common::*;
 use bandmap_crawler::{
     BatchHook, JobKind, JobOptions, ScheduleState, Step, TickOutcome, drive, execute, run_once,
     startup,
@@ -14,7 +13,6 @@ use bandmap_db::checkpoints;
 use bandmap_db::runs::{JobType, Owner, Run, RunStatus};
 use bandmap_fakes::solver::FakeSolver;
 use bandmap_test_support::TestDb;
-use common::*;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
