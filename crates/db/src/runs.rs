@@ -78,6 +78,23 @@ pub async fn log(
     Ok(id)
 }
 
+/// The latest run of one of `types` that finished: its id, status and age in hours (the
+/// crawler's heartbeat).
+pub async fn last_finished(
+    db: impl PgExecutor<'_>,
+    types: &[JobType],
+) -> Result<Option<(i64, RunStatus, f64)>> {
+    Ok(sqlx::query_as(
+        "SELECT id, status, EXTRACT(EPOCH FROM now() - finished_at)::float8 / 3600
+         FROM crawl_run
+         WHERE type = ANY($1) AND finished_at IS NOT NULL
+         ORDER BY finished_at DESC LIMIT 1",
+    )
+    .bind(types)
+    .fetch_optional(db)
+    .await?)
+}
+
 /// The run's status and cancel flag; None when there is no such run.
 pub async fn state(db: impl PgExecutor<'_>, run_id: i64) -> Result<Option<(RunStatus, bool)>> {
     Ok(

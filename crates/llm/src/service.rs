@@ -92,14 +92,10 @@ async fn progress(pool: PgPool, key: bool) -> Result<serde_json::Value, String> 
     let due = bandmap_db::band_locations::llm::due_count(&pool)
         .await
         .map_err(|e| format!("progress query failed: {e}"))?;
-    let recent: bool = sqlx::query_scalar(
-        "SELECT EXISTS (SELECT 1 FROM llm_cache
-                        WHERE created_at > now() - make_interval(hours => $1::int))",
-    )
-    .bind(i32::try_from(PROGRESS_WINDOW_HOURS).unwrap_or(6))
-    .fetch_one(&pool)
-    .await
-    .map_err(|e| format!("progress query failed: {e}"))?;
+    let window = i32::try_from(PROGRESS_WINDOW_HOURS).unwrap_or(6);
+    let recent = bandmap_db::llm_cache::called_within(&pool, window)
+        .await
+        .map_err(|e| format!("progress query failed: {e}"))?;
     let detail = json!({"due": due, "calls_last_6h": recent});
     if !key && due > 0 {
         Err(format!("{due} row(s) waiting; {NO_KEY}"))

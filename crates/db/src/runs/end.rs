@@ -39,7 +39,7 @@ impl End {
         match self {
             End::Done | End::Cancelled | End::ClosedElsewhere => None,
             End::Shutdown => Some(format!(
-                "interrupted by shutdown: the {} is shutting down",
+                "interrupted by shutdown: the {} service is shutting down",
                 job.service()
             )),
             End::Failed(message) => Some(message.clone()),
@@ -79,7 +79,10 @@ mod tests {
         assert_eq!(End::Shutdown.status(), Some(RunStatus::Interrupted));
         assert_eq!(End::Cancelled.error(job), None);
         let shutdown = End::Shutdown.error(JobType::Enrich).unwrap_or_default();
-        assert!(shutdown.contains("crawler is shutting down"), "{shutdown}");
+        assert!(
+            shutdown.contains("crawler service is shutting down"),
+            "{shutdown}"
+        );
         assert_eq!(
             End::Done.line(job, "created=1"),
             (Level::Info, "enqueue scan finished: created=1".to_string())
