@@ -3,7 +3,6 @@
 
 mod cli;
 mod services;
-mod supervisor;
 
 use clap::Parser;
 use std::process::ExitCode;

@@ -1,11 +1,11 @@
 //! Dispatch of each command to its service.
 
 use crate::cli::Command;
-use crate::supervisor::{ServiceFactory, supervise};
 use anyhow::Context;
 use bandmap_config::{Config, PoolBudget};
 use bandmap_db::PgPool;
 use bandmap_db::connect::{PoolSize, RetryPolicy, connect};
+use bandmap_runtime::{Service, ServiceFactory, supervise};
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use std::sync::Arc;
@@ -160,8 +160,12 @@ async fn metrics(
 /// The background services of `bandmap all` that need nothing shared, by name.
 fn background_services() -> Vec<(&'static str, ServiceRun)> {
     vec![
-        ("crawler", |p, c, s| bandmap_crawler::run(p, c, s).boxed()),
-        ("enqueue", |p, c, s| bandmap_enqueue::run(p, c, s).boxed()),
+        (Service::Crawler.as_str(), |p, c, s| {
+            bandmap_crawler::run(p, c, s).boxed()
+        }),
+        (Service::Enqueue.as_str(), |p, c, s| {
+            bandmap_enqueue::run(p, c, s).boxed()
+        }),
     ]
 }
 
@@ -214,7 +218,10 @@ fn geocoding_services(
             .boxed()
         }
     });
-    vec![("geocoder", geocoder), ("llm", llm)]
+    vec![
+        (Service::Geocoder.as_str(), geocoder),
+        (Service::Llm.as_str(), llm),
+    ]
 }
 
 /// `serve` with its own pools (issue 18): the admin pool (admin API, login, probes,

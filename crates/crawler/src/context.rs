@@ -102,7 +102,7 @@ impl Crawler {
             shutdown,
             waits: Waits::default(),
             hook: None,
-            instance: bandmap_db::run_owner::Instance::new("crawler"),
+            instance: bandmap_db::run_owner::Instance::new(bandmap_db::Service::Crawler),
         })
     }
 

@@ -7,13 +7,14 @@
 //! skips it, so bands that always fail step aside for the others. Success clears it.
 
 use crate::error::{ItemError, JobError};
-use crate::job::{Flow, RunCtl};
+use crate::job::RunCtl;
 use crate::upstream_time::parse_page_time;
 use bandmap_db::bands::enrich::{
     Enrichment, QueuedBand, claim_batch, listed_text, record_failure, release_claims,
     store_read_after,
 };
 use bandmap_db::bands::upsert::BandInput;
+use bandmap_db::runs::End;
 use bandmap_db::runs::Level;
 use bandmap_upstream::parse::{BandPage, Release, parse_band_page, parse_discography};
 use serde_json::{Value, json};
@@ -26,7 +27,7 @@ pub const BATCH: usize = 50;
 /// empty; each band is tried at most once per run).
 /// The bands are claimed per batch (several replicas never enrich the same band); the
 /// run's claims are released when it ends, however it ends.
-pub async fn run(ctl: &mut RunCtl<'_>, max_bands: Option<usize>) -> Result<Flow, JobError> {
+pub async fn run(ctl: &mut RunCtl<'_>, max_bands: Option<usize>) -> Result<End, JobError> {
     let outcome = run_claimed(ctl, max_bands).await;
     if let Err(e) = release_claims(&ctl.crawler.pool, ctl.run_id()).await {
         tracing::warn!(run_id = ctl.run_id(), error = %e, "enrichment claims not released (they expire)");
@@ -34,7 +35,7 @@ pub async fn run(ctl: &mut RunCtl<'_>, max_bands: Option<usize>) -> Result<Flow,
     outcome
 }
 
-async fn run_claimed(ctl: &mut RunCtl<'_>, max_bands: Option<usize>) -> Result<Flow, JobError> {
+async fn run_claimed(ctl: &mut RunCtl<'_>, max_bands: Option<usize>) -> Result<End, JobError> {
     let mut tried: Vec<i64> = Vec::new();
     loop {
         let left = max_bands.map_or(BATCH, |m| m.saturating_sub(tried.len()).min(BATCH));
@@ -58,7 +59,7 @@ async fn run_claimed(ctl: &mut RunCtl<'_>, max_bands: Option<usize>) -> Result<F
             return Ok(flow);
         }
     }
-    Ok(Flow::Done)
+    Ok(End::Done)
 }
 
 async fn enrich_counted(ctl: &mut RunCtl<'_>, band: &QueuedBand) -> Result<(), JobError> {

@@ -7,11 +7,12 @@
 //! `last_full_crawl_at` to its start time.
 
 use crate::error::{ItemError, JobError};
-use crate::job::{Flow, RunCtl};
+use crate::job::RunCtl;
 use crate::schedule::format_checkpoint;
 use crate::write::{non_empty, upsert_in_chunks};
 use bandmap_db::bands::upsert::BandInput;
 use bandmap_db::checkpoints::{self, LAST_FULL_CRAWL_AT};
+use bandmap_db::runs::End;
 use bandmap_db::runs::Level;
 use bandmap_location::countries::{self, Country};
 use bandmap_upstream::parse::{CountryPage, ListedBand, parse_country_page};
@@ -26,7 +27,7 @@ pub fn european_countries() -> Vec<&'static Country> {
 }
 
 /// Runs the full crawl.
-pub async fn run(ctl: &mut RunCtl<'_>) -> Result<Flow, JobError> {
+pub async fn run(ctl: &mut RunCtl<'_>) -> Result<End, JobError> {
     let started = ctl.crawler.clock.now();
     let list = european_countries();
     ctl.stats.countries_total.set(list.len() as u64);
@@ -79,13 +80,13 @@ pub async fn run(ctl: &mut RunCtl<'_>) -> Result<Flow, JobError> {
         &format_checkpoint(started),
     )
     .await?;
-    Ok(Flow::Done)
+    Ok(End::Done)
 }
 
 enum CountryEnd {
     Done(u64),
     Unreadable(String),
-    Stop(Flow),
+    Stop(End),
 }
 
 async fn crawl_country(ctl: &mut RunCtl<'_>, country: &Country) -> Result<CountryEnd, JobError> {

@@ -4,6 +4,7 @@
 
 use crate::context::Crawler;
 use crate::job::JobKind;
+use bandmap_db::runs;
 use bandmap_health::{Check, database_check};
 use bandmap_upstream::UpstreamClient;
 use serde_json::json;
@@ -33,16 +34,9 @@ fn solver_check(client: Arc<UpstreamClient>, source: String) -> Check {
 
 fn last_run_check(pool: PgPool) -> Check {
     Check::new("last_run", async move {
-        let row: Option<(i64, String, f64)> = sqlx::query_as(
-            "SELECT id, status, EXTRACT(EPOCH FROM now() - finished_at)::float8 / 3600
-             FROM crawl_run
-             WHERE type = ANY($1) AND finished_at IS NOT NULL
-             ORDER BY finished_at DESC LIMIT 1",
-        )
-        .bind(JobKind::trigger_types())
-        .fetch_optional(&pool)
-        .await
-        .map_err(|e| format!("database: {e}"))?;
+        let row = runs::last_finished(&pool, &JobKind::trigger_types())
+            .await
+            .map_err(|e| format!("database: {e}"))?;
         match row {
             None => Err("no finished crawler run yet".to_string()),
             Some((id, status, hours)) if hours < LAST_RUN_MAX_HOURS => {

@@ -8,7 +8,7 @@
 //! only after the whole run succeeded.
 
 use crate::error::{ItemError, JobError};
-use crate::job::{Flow, RunCtl};
+use crate::job::RunCtl;
 use crate::schedule::{format_checkpoint, months_since, parse_checkpoint};
 use crate::upstream_time::parse_change_time;
 use crate::write::{non_empty, upsert_in_chunks};
@@ -17,6 +17,7 @@ use bandmap_db::bands::enrich::{
 };
 use bandmap_db::bands::upsert::BandInput;
 use bandmap_db::checkpoints::{self, LAST_CREATED_CHECK};
+use bandmap_db::runs::End;
 use bandmap_db::runs::Level;
 use bandmap_location::countries;
 use bandmap_upstream::ChangeKind;
@@ -25,7 +26,7 @@ use bandmap_upstream::url::CHANGES_PAGE_SIZE;
 use chrono::{DateTime, Duration, Utc};
 
 /// Runs the incremental crawl.
-pub async fn run(ctl: &mut RunCtl<'_>) -> Result<Flow, JobError> {
+pub async fn run(ctl: &mut RunCtl<'_>) -> Result<End, JobError> {
     let started = ctl.crawler.clock.now();
     let stored = checkpoints::get(&ctl.crawler.pool, LAST_CREATED_CHECK).await?;
     let cutoff = stored
@@ -60,7 +61,7 @@ pub async fn run(ctl: &mut RunCtl<'_>) -> Result<Flow, JobError> {
         &format_checkpoint(started),
     )
     .await?;
-    Ok(Flow::Done)
+    Ok(End::Done)
 }
 
 /// The pages of one month's list down to `cutoff` (all of them without one).
@@ -69,7 +70,7 @@ async fn crawl_list(
     (year, month): (i32, u32),
     kind: ChangeKind,
     cutoff: Option<DateTime<Utc>>,
-) -> Result<Option<Flow>, JobError> {
+) -> Result<Option<End>, JobError> {
     let mut offset = 0;
     loop {
         let url = ctl.crawler.urls.changes_page(year, month, kind, offset);

@@ -9,12 +9,13 @@ use crate::context::Crawler;
 use crate::error::JobError;
 use bandmap_db::DbError;
 use bandmap_db::runs::stats::CrawlStats;
-use bandmap_db::runs::{JobService, JobType, Level, Run, RunStatus, Stop};
+use bandmap_db::runs::{End, JobType, Level, Run, RunStatus};
 use bandmap_db::triggers;
+use bandmap_runtime::{Service, panic_message};
 use futures::FutureExt;
 use std::panic::AssertUnwindSafe;
 
-/// The crawler's job kinds: the [`JobType`]s run by [`JobService::Crawler`].
+/// The crawler's job kinds: the [`JobType`]s run by [`Service::Crawler`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JobKind {
     /// Recently added/modified lists since the checkpoint.
@@ -47,27 +48,7 @@ impl JobKind {
 
     /// The trigger types the crawler claims (rule 9).
     pub fn trigger_types() -> Vec<JobType> {
-        JobType::run_by(JobService::Crawler)
-    }
-}
-
-/// How a job body ended, when it did not fail.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Flow {
-    /// Finished its work.
-    Done,
-    /// Saw `cancel_requested`.
-    Cancelled,
-    /// Its run was closed under it (cleanup or another instance's recovery).
-    Closed,
-}
-
-impl From<Stop> for Flow {
-    fn from(stop: Stop) -> Self {
-        match stop {
-            Stop::CancelRequested => Flow::Cancelled,
-            Stop::ClosedElsewhere => Flow::Closed,
-        }
+        JobType::run_by(Service::Crawler)
     }
 }
 
@@ -114,7 +95,7 @@ impl<'a> RunCtl<'a> {
 
     /// A batch boundary: publishes the statistics, then reports whether to go on (rule 10:
     /// cancel flag; a run closed by cleanup; shutdown).
-    pub(crate) async fn checkpoint(&mut self) -> Result<Option<Flow>, JobError> {
+    pub(crate) async fn checkpoint(&mut self) -> Result<Option<End>, JobError> {
         self.batches += 1;
         let requests = self.crawler.client.stats().requests;
         self.stats.client_requests.set(requests);
@@ -125,7 +106,7 @@ impl<'a> RunCtl<'a> {
         if self.crawler.shutdown.is_cancelled() {
             return Err(JobError::Shutdown);
         }
-        Ok(self.run.check().await?.map(Flow::from))
+        Ok(self.run.check().await?)
     }
 }
 
@@ -170,7 +151,7 @@ pub async fn execute(
     close(ctl, kind, result).await
 }
 
-async fn run_body(ctl: &mut RunCtl<'_>, kind: JobKind, opts: JobOptions) -> Result<Flow, JobError> {
+async fn run_body(ctl: &mut RunCtl<'_>, kind: JobKind, opts: JobOptions) -> Result<End, JobError> {
     match kind {
         JobKind::Incremental => crate::incremental::run(ctl).await,
         JobKind::Enrich => crate::enrich::run(ctl, opts.max_bands).await,
@@ -179,12 +160,7 @@ async fn run_body(ctl: &mut RunCtl<'_>, kind: JobKind, opts: JobOptions) -> Resu
 }
 
 fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
-    let msg = panic
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".to_string());
-    format!("job panicked: {msg}")
+    format!("job panicked: {}", panic_message(panic.as_ref()))
 }
 
 /// Bands inserted or changed by a run need `band_locations` rows: hand the work to the
@@ -194,60 +170,35 @@ async fn request_enqueue_if_changed(crawler: &Crawler, stats: &CrawlStats) {
     if stats.inserted.get() + stats.updated.get() == 0 {
         return;
     }
-    match triggers::request_once(&crawler.pool, JobType::GeocoderEnqueue, "crawler").await {
+    match triggers::request_once(
+        &crawler.pool,
+        JobType::GeocoderEnqueue,
+        Service::Crawler.as_str(),
+    )
+    .await
+    {
         Ok(Some(id)) => tracing::info!(trigger = id, "requested an enqueue scan"),
         Ok(None) => {}
         Err(e) => tracing::warn!(error = %e, "could not request an enqueue scan"),
     }
 }
 
-/// The final status, error text and closing log line of a job body's result.
-fn ending(
-    kind: JobKind,
-    result: &Result<Flow, JobError>,
-    summary: &str,
-) -> (Option<RunStatus>, Option<String>, Level, String) {
+/// Why the job stopped, from its body's result.
+fn end_of(result: Result<End, JobError>) -> End {
     match result {
-        Ok(Flow::Done) => (
-            Some(RunStatus::Success),
-            None,
-            Level::Info,
-            format!("{} finished: {summary}", kind.job_type()),
-        ),
-        Ok(Flow::Cancelled) => (
-            Some(RunStatus::Cancelled),
-            None,
-            Level::Warn,
-            format!("cancelled at the admin's request: {summary}"),
-        ),
-        Ok(Flow::Closed) => (
-            None,
-            None,
-            Level::Warn,
-            format!("run closed by someone else; stopping: {summary}"),
-        ),
-        // Not `cancelled`: that is the admin's cancel (CONTRACT §3), and it would mark the
-        // trigger done although the job did not do its work.
-        Err(e) => {
-            let status = match e {
-                JobError::Shutdown => RunStatus::Interrupted,
-                _ => RunStatus::Error,
-            };
-            let e = e.to_string();
-            let line = format!("{e}: {summary}");
-            (Some(status), Some(e), Level::Error, line)
-        }
+        Ok(end) => end,
+        Err(JobError::Shutdown) => End::Shutdown,
+        Err(e) => End::Failed(e.to_string()),
     }
 }
 
+/// Closes the run the way its body ended ([`Run::close`] owns the status and the line).
 async fn close(
     ctl: RunCtl<'_>,
     kind: JobKind,
-    result: Result<Flow, JobError>,
+    result: Result<End, JobError>,
 ) -> Result<RunOutcome, DbError> {
-    let (end, error, level, line) = ending(kind, &result, &ctl.stats.summary());
-    // The closing log line is best effort: the run row matters more.
-    let _ = ctl.log(level, &line).await;
+    let end = end_of(result);
     let RunCtl {
         crawler,
         run,
@@ -255,16 +206,13 @@ async fn close(
         ..
     } = ctl;
     let run_id = run.id();
-    let status = match end {
-        Some(end) => run.finish(end, &stats, error.as_deref()).await?,
-        None => run.abandon().await?,
-    };
+    let status = run.close(&end, &stats, &stats.summary()).await?;
     bandmap_metrics::crawl::run_ended(kind.job_type().as_str(), status.as_str());
     request_enqueue_if_changed(crawler, &stats).await;
     Ok(RunOutcome {
         run_id,
         status,
         stats,
-        error,
+        error: end.error(kind.job_type()),
     })
 }

@@ -137,8 +137,8 @@ pub async fn run_once(
 }
 
 /// Runs the job of a claimed trigger. When the job cannot even run (its run cannot be
-/// opened or closed), the trigger is closed `error` with the message rather than left
-/// `claimed` for ever.
+/// opened or closed), [`bandmap_runtime::triggered`] closes the trigger `error` with the
+/// message rather than leaving it `claimed` for ever.
 async fn run_trigger(crawler: &Crawler, t: triggers::Claimed) -> Result<TickOutcome, DbError> {
     let pool = &crawler.pool;
     let Some(kind) = JobKind::from_job_type(t.job_type) else {
@@ -148,18 +148,15 @@ async fn run_trigger(crawler: &Crawler, t: triggers::Claimed) -> Result<TickOutc
             job_type: t.job_type.to_string(),
         });
     };
-    match execute(crawler, kind, Some(t.id), JobOptions::default()).await {
-        Ok(run) => Ok(TickOutcome::Ran {
-            kind,
-            trigger: Some(t.id),
-            run: Box::new(run),
-        }),
-        Err(e) => {
-            let message = format!("{} not run: {e}", kind.job_type());
-            if let Err(close) = triggers::fail_if_claimed(pool, t.id, &message).await {
-                tracing::error!(trigger = t.id, error = %close, "trigger left claimed");
-            }
-            Err(e)
-        }
-    }
+    let run = bandmap_runtime::triggered(
+        pool,
+        &t,
+        execute(crawler, kind, Some(t.id), JobOptions::default()),
+    )
+    .await?;
+    Ok(TickOutcome::Ran {
+        kind,
+        trigger: Some(t.id),
+        run: Box::new(run),
+    })
 }

@@ -2,8 +2,9 @@
 //! (statistics every 10 bands, rule 8; cancel flag, rule 10).
 
 use crate::error::JobError;
-use crate::job::{Flow, RunCtl};
+use crate::job::RunCtl;
 use bandmap_db::bands::upsert::{BandInput, upsert_bands};
+use bandmap_db::runs::End;
 
 /// Bands per chunk: statistics are published after each chunk.
 pub const CHUNK: usize = 10;
@@ -13,7 +14,7 @@ pub const CHUNK: usize = 10;
 pub async fn upsert_in_chunks(
     ctl: &mut RunCtl<'_>,
     bands: &[BandInput],
-) -> Result<Option<Flow>, JobError> {
+) -> Result<Option<End>, JobError> {
     for chunk in bands.chunks(CHUNK) {
         let r = upsert_bands(&ctl.crawler.pool, chunk).await?;
         ctl.stats.bands_seen.add(chunk.len() as u64);

@@ -24,9 +24,12 @@ pub mod provider_pacing;
 pub mod retention;
 pub mod run_owner;
 pub mod runs;
+pub mod service;
+pub mod service_health;
 pub mod triggers;
 
 pub use error::DbError;
+pub use service::Service;
 pub use sqlx::PgPool;
 
 /// Result alias of this crate.

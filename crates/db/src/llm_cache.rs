@@ -321,6 +321,17 @@ pub async fn last_call_at(db: impl PgExecutor<'_>) -> Result<Option<DateTime<Utc
         .await?)
 }
 
+/// Whether a call was recorded within the last `hours` (the LLM worker's heartbeat).
+pub async fn called_within(db: impl PgExecutor<'_>, hours: i32) -> Result<bool> {
+    Ok(sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM llm_cache
+                        WHERE created_at > now() - make_interval(hours => $1::int))",
+    )
+    .bind(hours)
+    .fetch_one(db)
+    .await?)
+}
+
 fn finite_call(mut c: LlmCall) -> LlmCall {
     c.cost_usd = c.cost_usd.filter(|v| v.is_finite());
     c

@@ -4,8 +4,8 @@
 //! only runs whose owner's lock nobody holds (see [`runs::recover_orphaned`]). Used by the
 //! crawler and the enqueue daemon.
 
-use crate::DbError;
 use crate::runs::{self, Owner};
+use crate::{DbError, Service};
 use sqlx::{Connection, PgConnection, PgPool};
 use std::hash::{BuildHasher, Hasher};
 use tokio::sync::Mutex;
@@ -16,7 +16,7 @@ const KEY_ATTEMPTS: u32 = 8;
 /// The instance lock; taken on first use, re-taken if its connection was lost.
 #[derive(Debug)]
 pub struct Instance {
-    service: &'static str,
+    service: Service,
     held: Mutex<Option<Held>>,
 }
 
@@ -28,7 +28,7 @@ struct Held {
 
 impl Instance {
     /// The lock of an instance of `service` (named in its runs' owner), not yet taken.
-    pub fn new(service: &'static str) -> Instance {
+    pub fn new(service: Service) -> Instance {
         Instance {
             service,
             held: Mutex::new(None),
@@ -69,7 +69,7 @@ impl Instance {
     }
 }
 
-async fn acquire(pool: &PgPool, service: &str) -> Result<Option<Held>, DbError> {
+async fn acquire(pool: &PgPool, service: Service) -> Result<Option<Held>, DbError> {
     // A connection of its own, detached from the pool: a session lock must outlive every
     // query, and a pooled connection could be closed or reused by the pool.
     let mut conn = pool.acquire().await?.detach();

@@ -10,8 +10,9 @@
 //! appends `crawl_log` lines ([`Run::log`]), publishes its typed statistics
 //! ([`stats`], [`Run::write_stats`]) and at each batch asks [`Run::check`] whether to stop
 //! (the admin raised `cancel_requested`, or someone closed the run under it); it ends with
-//! [`Run::finish`] and one final [`RunStatus`] — `success`, `cancelled` (admin cancel only),
-//! `interrupted` (the service shut down) or `error` — which closes its trigger in the same
+//! [`Run::close`] and one [`End`] (why it stopped), which maps to one final
+//! [`RunStatus`] — `success`, `cancelled` (admin cancel only), `interrupted` (the service
+//! shut down) or `error` — and one closing log line; the status closes its trigger in the same
 //! transaction ([`RunStatus::trigger_status`]: `done` after success or cancel, `error`
 //! otherwise). A run whose process died is closed `interrupted` by any instance's start
 //! recovery once its owner's lock is gone ([`recover_orphaned`]), or by the admin cleanup
@@ -19,15 +20,17 @@
 //! `running` run is ever closed, so the first closer wins and a job that finds its run
 //! closed under it stops without writing ([`Run::abandon`]).
 
+mod end;
 mod kinds;
 mod recovery;
 mod run;
 pub mod stats;
 pub(crate) mod text_enum;
 
-pub use kinds::{JobService, JobType, Level, RunStatus, TriggerStatus};
+pub use end::End;
+pub use kinds::{JobType, Level, RunStatus, TriggerStatus};
 pub use recovery::{cleanup_stuck, recover_orphaned};
-pub use run::{Run, Stop};
+pub use run::Run;
 pub use text_enum::UnknownValue;
 
 use crate::Result;
@@ -73,6 +76,23 @@ pub async fn log(
     .fetch_one(db)
     .await?;
     Ok(id)
+}
+
+/// The latest run of one of `types` that finished: its id, status and age in hours (the
+/// crawler's heartbeat).
+pub async fn last_finished(
+    db: impl PgExecutor<'_>,
+    types: &[JobType],
+) -> Result<Option<(i64, RunStatus, f64)>> {
+    Ok(sqlx::query_as(
+        "SELECT id, status, EXTRACT(EPOCH FROM now() - finished_at)::float8 / 3600
+         FROM crawl_run
+         WHERE type = ANY($1) AND finished_at IS NOT NULL
+         ORDER BY finished_at DESC LIMIT 1",
+    )
+    .bind(types)
+    .fetch_optional(db)
+    .await?)
 }
 
 /// The run's status and cancel flag; None when there is no such run.

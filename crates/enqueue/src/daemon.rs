@@ -1,7 +1,8 @@
 //! The daemon loop (rule 11): recover runs left `running`, start the heartbeat, then scan
 //! at start and every `ENQUEUE_AUTO_INTERVAL_MIN`, and claim `geocoder_enqueue` triggers
-//! every 15 s. A scan that fails or panics is logged and the loop goes on; shutdown stops
-//! it between batches.
+//! every 15 s — one [`Poll`] per unit of work of the service runtime. A scan that fails or
+//! panics is logged (a triggered one closes its trigger `error`) and the loop goes on;
+//! shutdown stops it between batches.
 
 use crate::error::EnqueueError;
 use crate::health;
@@ -11,13 +12,14 @@ use bandmap_config::Config;
 use bandmap_db::run_owner::Instance;
 use bandmap_db::runs::{self, JobType};
 use bandmap_db::triggers;
+use bandmap_runtime::{Pace, Pass, Runtime, Service, Unit, triggered};
 use sqlx::PgPool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
 /// Service name of the heartbeat row.
-pub const SERVICE: &str = "enqueue";
+pub const SERVICE: Service = Service::Enqueue;
 
 /// Trigger poll period (rule 11).
 pub const POLL_INTERVAL: Duration = Duration::from_secs(15);
@@ -63,30 +65,26 @@ pub async fn run_with(
     shutdown: CancellationToken,
     periods: Periods,
 ) -> anyhow::Result<()> {
-    let instance = Instance::new(SERVICE);
+    let instance = Arc::new(Instance::new(SERVICE));
     crate::names::load(&config).await;
     recover(&pool, &instance).await;
     let started = Instant::now();
     let max_age = health::max_scan_age(config.enqueue.auto_interval);
     let hb_pool = pool.clone();
-    let heartbeat = tokio::spawn(bandmap_health::run(
-        pool.clone(),
-        SERVICE,
-        config.heartbeat_interval,
-        move || health::checks(&hb_pool, max_age, started),
-        shutdown.clone(),
-    ));
     tracing::info!(
         auto_interval_s = periods.auto.as_secs(),
         poll_interval_s = periods.poll.as_secs(),
         "enqueue daemon started"
     );
-    schedule(&pool, &instance, periods, shutdown).await;
+    let poll = Poll::new(pool.clone(), instance.clone(), periods, shutdown.clone());
+    Runtime::new(SERVICE, shutdown)
+        .heartbeat(pool, config.heartbeat_interval, move || {
+            health::checks(&hb_pool, max_age, started)
+        })
+        .unit(Pace::finishing(periods.poll), poll)
+        .run()
+        .await;
     instance.release().await;
-    if let Err(e) = heartbeat.await {
-        tracing::warn!(error = %e, "heartbeat task ended abnormally");
-    }
-    tracing::info!("enqueue daemon stopped");
     Ok(())
 }
 
@@ -112,73 +110,78 @@ async fn owner(pool: &PgPool, instance: &Instance) -> Option<runs::Owner> {
     })
 }
 
-/// The poll/scan loop.
-async fn schedule(
-    pool: &PgPool,
-    instance: &Instance,
+/// The daemon's unit of work: run the scans of every pending trigger, then the automatic
+/// scan when it is due; then sleep until the next poll or the next automatic scan.
+pub struct Poll {
+    pool: PgPool,
+    instance: Arc<Instance>,
     periods: Periods,
+    next_auto: Instant,
     shutdown: CancellationToken,
-) {
-    let mut next_auto = Instant::now();
-    loop {
-        drain_triggers(pool, instance, &shutdown).await;
-        if shutdown.is_cancelled() {
-            return;
-        }
-        if Instant::now() >= next_auto {
-            next_auto = Instant::now() + periods.auto;
-            scan_isolated(pool, instance, None, &shutdown).await;
-        }
-        let wait = periods
-            .poll
-            .min(next_auto.saturating_duration_since(Instant::now()));
-        tokio::select! {
-            _ = tokio::time::sleep(wait) => {}
-            _ = shutdown.cancelled() => return,
-        }
-    }
 }
 
-/// Claims and runs pending triggers until none is left (or shutdown).
-async fn drain_triggers(pool: &PgPool, instance: &Instance, shutdown: &CancellationToken) {
-    while !shutdown.is_cancelled() {
-        match triggers::claim(pool, &[JOB_TYPE]).await {
-            Ok(Some(t)) => {
-                scan_isolated(pool, instance, Some(t.id), shutdown).await;
-            }
-            Ok(None) => return,
-            Err(e) => {
-                tracing::warn!(error = %e, "trigger poll failed; retrying at the next poll");
-                return;
+impl Poll {
+    /// The first poll scans at once.
+    pub fn new(
+        pool: PgPool,
+        instance: Arc<Instance>,
+        periods: Periods,
+        shutdown: CancellationToken,
+    ) -> Poll {
+        Poll {
+            pool,
+            instance,
+            periods,
+            next_auto: Instant::now(),
+            shutdown,
+        }
+    }
+
+    /// Claims and runs pending triggers until none is left (or shutdown).
+    async fn drain_triggers(&self) {
+        while !self.shutdown.is_cancelled() {
+            match triggers::claim(&self.pool, &[JOB_TYPE]).await {
+                Ok(Some(t)) => {
+                    let scan = self.scan(Some(t.id));
+                    let _ = triggered(&self.pool, &t, scan).await;
+                }
+                Ok(None) => return,
+                Err(e) => {
+                    tracing::warn!(error = %e, "trigger poll failed; retrying at the next poll");
+                    return;
+                }
             }
         }
     }
-}
 
-/// Runs a scan in its own task so that even a panic cannot end the loop.
-async fn scan_isolated(
-    pool: &PgPool,
-    instance: &Instance,
-    trigger: Option<i64>,
-    shutdown: &CancellationToken,
-) -> Option<ScanReport> {
-    let (p, s) = (pool.clone(), shutdown.clone());
-    let owner = owner(pool, instance).await;
-    match tokio::spawn(async move { run_scan(&p, trigger, owner.as_ref(), Some(&s)).await }).await {
-        Ok(Ok(report)) => Some(report),
-        Ok(Err(e)) => {
+    /// One scan as this instance; a failed scan is logged (its run is closed `error`).
+    async fn scan(&self, trigger: Option<i64>) -> Result<ScanReport, EnqueueError> {
+        let owner = owner(&self.pool, &self.instance).await;
+        let scan = run_scan(&self.pool, trigger, owner.as_ref(), Some(&self.shutdown)).await;
+        if let Err(e) = &scan {
             tracing::warn!(error = %e, "enqueue scan ended in error; the loop goes on");
-            None
         }
-        Err(join) => {
-            tracing::error!(error = %join, "enqueue scan panicked; the loop goes on");
-            if let Some(t) = trigger
-                && let Err(e) = triggers::fail_if_claimed(pool, t, "enqueue scan panicked").await
-            {
-                tracing::warn!(trigger_id = t, error = %e, "trigger not closed");
-            }
-            None
+        scan
+    }
+}
+
+impl Unit for Poll {
+    type Error = std::convert::Infallible;
+
+    async fn run(&mut self) -> Result<Pass, Self::Error> {
+        self.drain_triggers().await;
+        if self.shutdown.is_cancelled() {
+            return Ok(Pass::Idle);
         }
+        if Instant::now() >= self.next_auto {
+            self.next_auto = Instant::now() + self.periods.auto;
+            let _ = self.scan(None).await;
+        }
+        let wait = self
+            .periods
+            .poll
+            .min(self.next_auto.saturating_duration_since(Instant::now()));
+        Ok(Pass::Pause(wait))
     }
 }
 
@@ -188,5 +191,7 @@ pub async fn poll_once(pool: &PgPool) -> Result<Option<ScanReport>, EnqueueError
     let Some(t) = triggers::claim(pool, &[JOB_TYPE]).await? else {
         return Ok(None);
     };
-    run_scan(pool, Some(t.id), None, None).await.map(Some)
+    triggered(pool, &t, run_scan(pool, Some(t.id), None, None))
+        .await
+        .map(Some)
 }

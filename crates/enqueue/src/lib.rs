@@ -15,7 +15,7 @@ pub mod plan;
 mod report;
 mod scan;
 
-pub use daemon::{JOB_TYPE, POLL_INTERVAL, Periods, SERVICE, poll_once, run, run_with};
+pub use daemon::{JOB_TYPE, POLL_INTERVAL, Periods, Poll, SERVICE, poll_once, run, run_with};
 pub use error::EnqueueError;
 pub use health::{judge as judge_last_scan, max_scan_age};
 pub use insert::MAX_FAILURE_LINES;

@@ -15,7 +15,7 @@ use crate::names;
 use crate::plan::{Plan, SkipReason, plan, plan_with};
 use crate::report::ScanReport;
 use bandmap_db::band_locations::enqueue::{NewLocation, bands_without_rows};
-use bandmap_db::runs::{self, JobType, Level, Run, RunStatus, Stop};
+use bandmap_db::runs::{self, End, JobType, Level, Run};
 use sqlx::PgPool;
 use std::collections::BTreeMap;
 use tokio_util::sync::CancellationToken;
@@ -26,18 +26,6 @@ pub const BATCH_SIZE: i64 = 5_000;
 
 /// How many band ids a skip line lists.
 const SKIP_SAMPLE: usize = 20;
-
-/// How a scan ended before its final record.
-enum End {
-    /// Reached the last band.
-    Complete,
-    /// The admin asked to cancel the run.
-    Cancelled,
-    /// The process is stopping.
-    Shutdown,
-    /// The run was closed under the scan (cleanup of stuck runs).
-    ClosedElsewhere,
-}
 
 /// Runs one scan, recorded as a `crawl_run` of type `geocoder_enqueue` (attached to
 /// `trigger_id` when an admin trigger started it). Returns its counts; an `Err` means the
@@ -62,56 +50,26 @@ pub(crate) async fn run_scan(
         run_id,
         ..ScanReport::default()
     };
-    match scan(&run, shutdown, &mut report).await {
-        Ok(end) => close(run, &mut report, end).await.map(|()| report),
+    let scanned = scan(&run, shutdown, &mut report).await;
+    report.stopped_early = !matches!(scanned, Ok(End::Done));
+    let end = match &scanned {
+        Ok(end) => end.clone(),
         Err(e) => {
-            let message = format!("enqueue scan failed: {e} ({})", report.summary());
             tracing::error!(run_id, error = %e, "enqueue scan failed");
-            // Best effort: the database may be what failed.
-            let _ = run.log(Level::Error, &message).await;
-            if let Err(fin) = run
-                .finish(RunStatus::Error, &report.stats(), Some(&message))
-                .await
-            {
+            End::Failed(e.to_string())
+        }
+    };
+    let closed = run.close(&end, &report.stats(), &report.summary()).await;
+    match (scanned, closed) {
+        (Ok(_), Ok(_)) => Ok(report),
+        (Ok(_), Err(e)) => Err(e.into()),
+        (Err(e), closed) => {
+            if let Err(fin) = closed {
                 tracing::warn!(run_id, error = %fin, "run not closed; start recovery will close it");
             }
             Err(e)
         }
     }
-}
-
-/// Writes the summary and the final status.
-async fn close(run: Run, report: &mut ScanReport, end: End) -> Result<(), EnqueueError> {
-    let run_id = run.id();
-    let summary = report.summary();
-    report.stopped_early = !matches!(end, End::Complete);
-    let (status, error) = match end {
-        End::Complete => (RunStatus::Success, None),
-        End::Cancelled => (
-            RunStatus::Cancelled,
-            Some("cancelled at the admin's request"),
-        ),
-        // One rule for every service (issue 19 point 8, CONTRACT §3): a run ended by a
-        // shutdown did not finish on its own, so it is `interrupted`, its text saying why.
-        End::Shutdown => (
-            RunStatus::Interrupted,
-            Some("interrupted by shutdown; the next scan continues with the bands left"),
-        ),
-        End::ClosedElsewhere => {
-            let line = format!("run closed under the scan; stopped: {summary}");
-            run.log(Level::Warn, &line).await?;
-            run.abandon().await?;
-            return Ok(());
-        }
-    };
-    let line = match error {
-        Some(why) => format!("enqueue scan stopped ({why}): {summary}"),
-        None => format!("enqueue scan finished: {summary}"),
-    };
-    tracing::info!(run_id, %summary, "enqueue scan ended");
-    run.log(Level::Info, &line).await?;
-    run.finish(status, &report.stats(), error).await?;
-    Ok(())
 }
 
 /// The scan body: pages of bands until none is left or the scan must stop.
@@ -137,7 +95,7 @@ async fn scan(
             break end;
         }
         let Some(page) = next.take() else {
-            break End::Complete;
+            break End::Done;
         };
         report.bands += page.bands;
         merge_skips(&mut skipped, page.skipped);
@@ -174,10 +132,7 @@ async fn should_stop(
     if shutdown.is_some_and(CancellationToken::is_cancelled) {
         return Ok(Some(End::Shutdown));
     }
-    Ok(run.check().await?.map(|stop| match stop {
-        Stop::CancelRequested => End::Cancelled,
-        Stop::ClosedElsewhere => End::ClosedElsewhere,
-    }))
+    Ok(run.check().await?)
 }
 
 /// A page of bands, planned.

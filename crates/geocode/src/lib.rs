@@ -28,7 +28,7 @@ pub use place::{CENTROID_CONFIDENCE, CENTROID_PROVIDER, country_only};
 pub use place::{PlaceQuery, ProviderQuery};
 pub use resolution::{COARSE_GRANULARITIES, Resolution, Resolved, accept};
 pub use worker::{
-    BATCH_BUDGET, BATCH_SIZE, IDLE_POLL, MAX_WAIT_DELAY, Outcome, STUCK_AFTER, WAIT_DELAY,
+    BATCH_BUDGET, BATCH_SIZE, Batches, IDLE_POLL, MAX_WAIT_DELAY, Outcome, STUCK_AFTER, WAIT_DELAY,
     WAIT_PREFIX, WORKER_TASKS, Worker, run, run_batch, run_once, run_with_geocoder,
 };
 

@@ -4,6 +4,7 @@
 //! request with its outcome (a retried 500 counts as one error and one success). One test
 //! function: the recorder is process-wide.
 
+#[path = "geocode/common/mod.rs"]
 mod common;
 
 use bandmap_fakes::geoapify::FakeGeoapify;

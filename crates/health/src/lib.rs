@@ -4,6 +4,7 @@
 //! so a probe never interrupts the service it watches. `stale` is computed by the API in SQL.
 //! Service loops stop on a `tokio_util` `CancellationToken` (main cancels it on SIGTERM/SIGINT).
 
+use bandmap_db::Service;
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
@@ -12,8 +13,13 @@ use std::panic::AssertUnwindSafe;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-/// Service names of `service_health` (CONTRACT §3).
-pub const SERVICES: [&str; 4] = ["crawler", "geocoder", "enqueue", "llm"];
+/// Service names of `service_health` (CONTRACT §3), as [`Service`] spells them.
+pub const SERVICES: [&str; 4] = [
+    Service::Crawler.as_str(),
+    Service::Geocoder.as_str(),
+    Service::Enqueue.as_str(),
+    Service::Llm.as_str(),
+];
 
 /// One check's future: `Ok(detail)` or `Err(reason)`.
 pub type CheckFuture = BoxFuture<'static, Result<Value, String>>;
@@ -62,24 +68,13 @@ pub async fn evaluate(checks: Vec<Check>) -> (&'static str, Value) {
 }
 
 /// Writes one heartbeat row; failures are logged, never returned (rule 22).
-pub async fn beat(pool: &PgPool, service: &'static str, checks: Vec<Check>) {
+pub async fn beat(pool: &PgPool, service: Service, checks: Vec<Check>) {
     let (state, checks) = evaluate(checks).await;
-    let write = sqlx::query(
-        "INSERT INTO service_health (service, state, checks, instance, last_write_at)
-         VALUES ($1, $2, $3, $4, now())
-         ON CONFLICT (service) DO UPDATE
-         SET state = EXCLUDED.state, checks = EXCLUDED.checks, instance = EXCLUDED.instance,
-             last_write_at = now()",
-    )
-    .bind(service)
-    .bind(state)
-    .bind(&checks)
-    .bind(instance_name())
-    .execute(pool)
-    .await;
+    let write =
+        bandmap_db::service_health::write(pool, service, state, &checks, &instance_name()).await;
     match write {
-        Ok(_) => tracing::info!(service, state, "heartbeat written"),
-        Err(e) => tracing::warn!(service, error = %e, "heartbeat not written"),
+        Ok(()) => tracing::info!(%service, state, "heartbeat written"),
+        Err(e) => tracing::warn!(%service, error = %e, "heartbeat not written"),
     }
 }
 
@@ -101,7 +96,7 @@ fn instance_name() -> String {
 /// builds fresh probes for each beat.
 pub async fn run(
     pool: PgPool,
-    service: &'static str,
+    service: Service,
     period: Duration,
     make_checks: impl Fn() -> Vec<Check> + Send + Sync + 'static,
     shutdown: CancellationToken,
@@ -110,7 +105,7 @@ pub async fn run(
         // A panic while building the checks is a failed beat, not a dead heartbeat task.
         match std::panic::catch_unwind(AssertUnwindSafe(&make_checks)) {
             Ok(checks) => beat(&pool, service, checks).await,
-            Err(_) => tracing::warn!(service, "heartbeat checks could not be built"),
+            Err(_) => tracing::warn!(%service, "heartbeat checks could not be built"),
         }
         tokio::select! {
             _ = tokio::time::sleep(period) => {}

@@ -2,6 +2,7 @@
 //! write is silent.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use bandmap_db::Service;
 use bandmap_health::{Check, beat, database_check};
 use bandmap_test_support::TestDb;
 use serde_json::{Value, json};
@@ -17,13 +18,13 @@ async fn row(pool: &sqlx::PgPool, service: &str) -> (String, Value) {
 #[tokio::test]
 async fn a_beat_writes_and_overwrites_one_row() {
     let db = TestDb::new().await;
-    beat(&db.pool, "geocoder", vec![database_check(&db.pool)]).await;
+    beat(&db.pool, Service::Geocoder, vec![database_check(&db.pool)]).await;
     let (state, checks) = row(&db.pool, "geocoder").await;
     assert_eq!(state, "ok");
     assert_eq!(checks["database"]["ok"], true);
     beat(
         &db.pool,
-        "geocoder",
+        Service::Geocoder,
         vec![Check::new("key", async {
             Err::<Value, _>("GEOCODING_API_KEY missing".to_string())
         })],
@@ -48,7 +49,12 @@ async fn a_panicking_probe_is_a_failed_check_not_a_crash() {
         }
         Ok(json!(null))
     });
-    beat(&db.pool, "crawler", vec![boom, database_check(&db.pool)]).await;
+    beat(
+        &db.pool,
+        Service::Crawler,
+        vec![boom, database_check(&db.pool)],
+    )
+    .await;
     let (state, checks) = row(&db.pool, "crawler").await;
     assert_eq!(state, "degraded");
     assert_eq!(checks["boom"]["ok"], false);
@@ -60,5 +66,5 @@ async fn a_failed_write_is_silent() {
     let db = TestDb::new().await;
     db.pool.close().await;
     // Must return normally, without panicking.
-    beat(&db.pool, "llm", vec![]).await;
+    beat(&db.pool, Service::Llm, vec![]).await;
 }

@@ -3,7 +3,7 @@
 //! about time.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/llm/common/mod.rs"]
 mod common;
 
 use bandmap_fakes::llm::FakeLlm;

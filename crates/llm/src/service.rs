@@ -1,4 +1,4 @@
-//! The `bandmap llm` service loop and its heartbeat (service `llm`): database reachable,
+//! The `bandmap llm` service on the one service runtime, and its heartbeat (service `llm`): database reachable,
 //! key present, API reachable (`GET {base}/models`), progress (no due row waits while no
 //! call was made for 6 h). Without a key the loop idles and the heartbeat says why.
 
@@ -11,6 +11,7 @@ use crate::settings::LlmSettings;
 use crate::worker::{Outcome, Worker};
 use bandmap_config::LlmMode;
 use bandmap_health::{Check, database_check};
+use bandmap_runtime::{Pace, Pass, Runtime, Service, Unit};
 use serde_json::json;
 use sqlx::PgPool;
 use std::sync::Arc;
@@ -91,14 +92,10 @@ async fn progress(pool: PgPool, key: bool) -> Result<serde_json::Value, String> 
     let due = bandmap_db::band_locations::llm::due_count(&pool)
         .await
         .map_err(|e| format!("progress query failed: {e}"))?;
-    let recent: bool = sqlx::query_scalar(
-        "SELECT EXISTS (SELECT 1 FROM llm_cache
-                        WHERE created_at > now() - make_interval(hours => $1::int))",
-    )
-    .bind(i32::try_from(PROGRESS_WINDOW_HOURS).unwrap_or(6))
-    .fetch_one(&pool)
-    .await
-    .map_err(|e| format!("progress query failed: {e}"))?;
+    let window = i32::try_from(PROGRESS_WINDOW_HOURS).unwrap_or(6);
+    let recent = bandmap_db::llm_cache::called_within(&pool, window)
+        .await
+        .map_err(|e| format!("progress query failed: {e}"))?;
     let detail = json!({"due": due, "calls_last_6h": recent});
     if !key && due > 0 {
         Err(format!("{due} row(s) waiting; {NO_KEY}"))
@@ -111,9 +108,10 @@ async fn progress(pool: PgPool, key: bool) -> Result<serde_json::Value, String> 
     }
 }
 
-/// The loop: process rows until none is due, then poll every `idle_poll`; stops on shutdown
-/// (abandoning a call in flight: its lease expires and the row is retried).
-pub async fn run_worker<R: CityResolver>(
+/// The loop on the one service runtime: process rows until none is due, then poll every
+/// `idle_poll`; a row whose work panics or fails is logged and the next row runs; stops on
+/// shutdown (abandoning a call in flight: its lease expires and the row is retried).
+pub async fn run_worker<R: CityResolver + 'static>(
     pool: PgPool,
     worker: Worker<R>,
     heartbeat: Duration,
@@ -121,50 +119,41 @@ pub async fn run_worker<R: CityResolver>(
     shutdown: CancellationToken,
 ) -> anyhow::Result<()> {
     let client = worker.caller().map(|c| c.client().clone());
-    let hb_pool = pool.clone();
-    let beat = tokio::spawn(bandmap_health::run(
-        pool,
-        "llm",
-        heartbeat,
-        move || checks(&hb_pool, client.as_ref()),
-        shutdown.clone(),
-    ));
     if worker.caller().is_none() {
         tracing::warn!("{NO_KEY}");
     }
-    loop {
-        let outcome = tokio::select! {
-            o = worker.run_once() => o,
-            () = shutdown.cancelled() => break,
-        };
-        let pause = match outcome {
-            Ok(Outcome::Idle | Outcome::NoKey) => Some(idle_poll),
+    let hb_pool = pool.clone();
+    Runtime::new(Service::Llm, shutdown)
+        .heartbeat(pool, heartbeat, move || checks(&hb_pool, client.as_ref()))
+        .unit(Pace::abandoning(idle_poll), Rows(worker))
+        .run()
+        .await;
+    Ok(())
+}
+
+/// The LLM worker's unit of work: one row ([`Worker::run_once`]).
+pub struct Rows<R>(pub Worker<R>);
+
+impl<R: CityResolver> Unit for Rows<R> {
+    type Error = bandmap_db::DbError;
+
+    async fn run(&mut self) -> Result<Pass, bandmap_db::DbError> {
+        Ok(match self.0.run_once().await? {
+            Outcome::Idle | Outcome::NoKey => Pass::Idle,
             // Sleep towards the reset instead of polling every few seconds: each poll would
             // only find the same block. The cap bounds the effect of an absurd reset value;
             // after it the limiter is simply asked again.
-            Ok(Outcome::Paused { wait, .. }) => {
+            Outcome::Paused { wait, .. } => {
                 tracing::warn!(
                     wait_secs = wait.as_secs(),
                     "LLM worker paused: both models rate-limited"
                 );
-                Some(wait.min(MAX_PAUSE))
+                Pass::Pause(wait.min(MAX_PAUSE))
             }
-            Ok(o) => {
+            o => {
                 tracing::info!(outcome = ?o, "LLM row processed");
-                None
+                Pass::Worked
             }
-            Err(e) => {
-                tracing::error!(error = %e, "LLM worker: database error");
-                Some(idle_poll)
-            }
-        };
-        if let Some(pause) = pause {
-            tokio::select! {
-                () = tokio::time::sleep(pause) => {}
-                () = shutdown.cancelled() => break,
-            }
-        }
+        })
     }
-    let _ = beat.await;
-    Ok(())
 }

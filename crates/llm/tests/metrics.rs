@@ -4,6 +4,7 @@
 //! recorder is process-wide.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "llm/common/mod.rs"]
 mod common;
 
 use bandmap_fakes::llm::{FakeLlm, LlmFault};

@@ -2,6 +2,7 @@
 //! job types, the run statuses, the trigger statuses and the log levels.
 
 use super::text_enum::text_enum;
+use crate::Service;
 
 text_enum! {
     /// A job: `crawl_run.type` and `job_triggers.job_type` (the latter is free text in the
@@ -18,36 +19,25 @@ text_enum! {
     }
 }
 
-/// The services that run jobs, by the name of their heartbeat row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum JobService {
-    /// `bandmap crawler`.
-    Crawler,
-    /// `bandmap enqueue`.
-    Enqueue,
-}
-
-impl JobService {
-    /// The service name (`service_health.service`).
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            JobService::Crawler => "crawler",
-            JobService::Enqueue => "enqueue",
-        }
-    }
-}
-
 impl JobType {
     /// The service that claims and runs this job.
-    pub const fn service(self) -> JobService {
+    pub const fn service(self) -> Service {
         match self {
-            JobType::Incremental | JobType::Enrich | JobType::FullCrawl => JobService::Crawler,
-            JobType::GeocoderEnqueue => JobService::Enqueue,
+            JobType::Incremental | JobType::Enrich | JobType::FullCrawl => Service::Crawler,
+            JobType::GeocoderEnqueue => Service::Enqueue,
         }
     }
 
-    /// The job types run by `service`.
-    pub fn run_by(service: JobService) -> Vec<JobType> {
+    /// What a run of this job is called in its log lines (`enqueue scan finished: …`).
+    pub const fn noun(self) -> &'static str {
+        match self {
+            JobType::GeocoderEnqueue => "enqueue scan",
+            other => other.as_str(),
+        }
+    }
+
+    /// The job types run by `service` (none for the geocoder and the LLM worker).
+    pub fn run_by(service: Service) -> Vec<JobType> {
         JobType::ALL
             .iter()
             .copied()
@@ -152,11 +142,11 @@ mod tests {
     #[test]
     fn services_split_the_job_types() {
         assert_eq!(
-            JobType::run_by(JobService::Crawler),
+            JobType::run_by(Service::Crawler),
             [JobType::Incremental, JobType::Enrich, JobType::FullCrawl]
         );
         assert_eq!(
-            JobType::run_by(JobService::Enqueue),
+            JobType::run_by(Service::Enqueue),
             [JobType::GeocoderEnqueue]
         );
     }

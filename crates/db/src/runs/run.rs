@@ -1,21 +1,11 @@
 //! [`Run`]: a job's handle on its `crawl_run` row, from opening to its final status (see
 //! the lifecycle in [`crate::runs`]).
 
-use super::{JobType, Level, Owner, RunStatus, state};
+use super::{End, JobType, Level, Owner, RunStatus, state};
 use crate::{DbError, Result, triggers};
 use serde::Serialize;
 use sqlx::PgPool;
 use sqlx::types::Json;
-
-/// Why a job must stop at a batch boundary ([`Run::check`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stop {
-    /// The admin asked to cancel the run: finish it `cancelled`.
-    CancelRequested,
-    /// The run was closed under the job (admin cleanup, another instance's recovery):
-    /// stop without writing ([`Run::abandon`]).
-    ClosedElsewhere,
-}
 
 /// An open run, held by the job that executes it.
 #[derive(Debug)]
@@ -29,31 +19,21 @@ pub struct Run {
 impl Run {
     /// Opens a run of `job` in `running`, owned by `owner` (None: no owner, so any
     /// instance's start recovery may close it), and records it on `trigger`. When it cannot
-    /// be opened, the claimed trigger is closed `error` (best effort) rather than left
-    /// `claimed`.
+    /// be opened, the claimed trigger is left to whoever claimed it (the service runtime
+    /// closes a trigger whose job failed, in one place).
     pub async fn start(
         pool: &PgPool,
         job: JobType,
         trigger: Option<i64>,
         owner: Option<&Owner>,
     ) -> Result<Run> {
-        match open(pool, job, trigger, owner).await {
-            Ok(id) => Ok(Run {
-                pool: pool.clone(),
-                id,
-                job,
-                trigger,
-            }),
-            Err(e) => {
-                if let Some(t) = trigger {
-                    let message = format!("{job} not run: {e}");
-                    if let Err(close) = triggers::fail_if_claimed(pool, t, &message).await {
-                        tracing::warn!(trigger = t, error = %close, "trigger left claimed");
-                    }
-                }
-                Err(e)
-            }
-        }
+        let id = open(pool, job, trigger, owner).await?;
+        Ok(Run {
+            pool: pool.clone(),
+            id,
+            job,
+            trigger,
+        })
     }
 
     /// `crawl_run.id`.
@@ -93,12 +73,40 @@ impl Run {
 
     /// A batch boundary: whether the job must stop (rule 10). A run closed under the job
     /// wins over a cancel request.
-    pub async fn check(&self) -> Result<Option<Stop>> {
+    pub async fn check(&self) -> Result<Option<End>> {
         Ok(match state(&self.pool, self.id).await? {
             Some((RunStatus::Running, false)) => None,
-            Some((RunStatus::Running, true)) => Some(Stop::CancelRequested),
-            _ => Some(Stop::ClosedElsewhere),
+            Some((RunStatus::Running, true)) => Some(End::Cancelled),
+            _ => Some(End::ClosedElsewhere),
         })
+    }
+
+    /// Ends the run the way `end` says ([`End`] owns the mapping): writes its closing log
+    /// line (best effort: the row matters more) with the counts `summary`, then finishes
+    /// it with its status, statistics and error text — or, when it was closed under the
+    /// job, leaves it. Returns the status the run ends with.
+    pub async fn close(
+        self,
+        end: &End,
+        stats: &impl Serialize,
+        summary: &str,
+    ) -> Result<RunStatus> {
+        let (level, line) = end.line(self.job, summary);
+        let run_id = self.id;
+        match level {
+            Level::Error | Level::Warn => tracing::warn!(run_id, "{line}"),
+            Level::Info | Level::Debug => tracing::info!(run_id, "{line}"),
+        }
+        if let Err(e) = self.log(level, &line).await {
+            tracing::warn!(run_id, error = %e, "closing log line not written");
+        }
+        match end.status() {
+            Some(status) => {
+                let error = end.error(self.job);
+                self.finish(status, stats, error.as_deref()).await
+            }
+            None => self.abandon().await,
+        }
     }
 
     /// Closes the run with its final status, statistics and error text, and its trigger

@@ -37,7 +37,10 @@ pub async fn run_batch(ctx: &Worker, limit: usize) -> Vec<Outcome> {
             Ok(Plan::Finish(f, outcome)) => quick.push((f, outcome)),
             Ok(Plan::Online(place, notes)) => online.push((row, place, notes)),
             Err(panic) => {
-                let failure = format!("processing panicked: {}", super::panic_text(&*panic));
+                let failure = format!(
+                    "processing panicked: {}",
+                    bandmap_runtime::panic_message(&*panic)
+                );
                 out.push(record_error(ctx, row, failure).await);
             }
         }

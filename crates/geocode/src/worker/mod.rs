@@ -9,7 +9,7 @@ mod health;
 mod run;
 
 pub use batch::run_batch;
-pub use run::{run, run_with_geocoder};
+pub use run::{Batches, run, run_with_geocoder};
 
 use crate::done::{finish_fields, finish_many};
 use crate::place::{CENTROID_CONFIDENCE, CENTROID_PROVIDER};
@@ -19,6 +19,7 @@ use bandmap_db::band_locations::claim::{self, Claimed};
 use bandmap_db::band_locations::done::{DoneFields, Finish, Finished};
 use bandmap_db::band_locations::exits;
 use bandmap_db::band_locations::{GeocodeStatus, LocationKind};
+use bandmap_runtime::panic_message;
 use futures::FutureExt;
 use sqlx::PgPool;
 use std::future::Future;
@@ -172,7 +173,7 @@ async fn guarded(
     let failure = match AssertUnwindSafe(work).catch_unwind().await {
         Ok(Ok(outcome)) => return outcome,
         Ok(Err(e)) => format!("processing failed: {e}"),
-        Err(panic) => format!("processing panicked: {}", panic_text(panic.as_ref())),
+        Err(panic) => format!("processing panicked: {}", panic_message(panic.as_ref())),
     };
     record_error(ctx, row, failure).await
 }
@@ -344,11 +345,4 @@ async fn failed(
         },
         None => not_ours(row.id),
     })
-}
-
-fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
-    p.downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| p.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".to_string())
 }

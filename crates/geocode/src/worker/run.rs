@@ -1,8 +1,8 @@
-//! The `bandmap geocoder` loop: self-repair at start and every minute, a heartbeat task,
-//! and [`WORKER_TASKS`] claim loops (each claiming [`BATCH_SIZE`] rows at a time) that
-//! sleep [`IDLE_POLL`] when idle. Shutdown stops the
-//! loops between rows (a row in flight is finished; a killed process leaves it to the
-//! self-repair).
+//! The `bandmap geocoder` service on the one service runtime: self-repair at start and
+//! every minute ([`Repair`]), a heartbeat, and [`WORKER_TASKS`] loops of [`Batches`] (each
+//! claiming [`BATCH_SIZE`] rows at a time) that sleep [`IDLE_POLL`] when idle. Shutdown
+//! stops the loops between batches (a batch in flight is finished; a killed process leaves
+//! its rows to the self-repair).
 
 use super::{
     BATCH_SIZE, IDLE_POLL, Outcome, STUCK_AFTER, WAIT_PREFIX, WORKER_TASKS, Worker, health,
@@ -11,6 +11,7 @@ use super::{
 use crate::{Geocoder, ProviderStatus};
 use bandmap_config::Config;
 use bandmap_db::band_locations::upkeep;
+use bandmap_runtime::{Pace, Pass, Runtime, Service, Unit};
 use sqlx::PgPool;
 use std::sync::Arc;
 use std::time::Duration;
@@ -51,34 +52,30 @@ pub async fn run_with_geocoder(
         wake_waiting(&pool).await;
     }
 
-    let mut tasks = tokio::task::JoinSet::new();
-    {
-        let w = worker.clone();
-        let period = config.heartbeat_interval;
-        tasks.spawn(bandmap_health::run(
-            pool.clone(),
-            "geocoder",
-            period,
-            move || health::checks(&w),
-            shutdown.clone(),
-        ));
-    }
-    tasks.spawn(repair_loop(pool.clone(), shutdown.clone()));
-    for _ in 0..WORKER_TASKS {
-        tasks.spawn(claim_loop(worker.clone(), shutdown.clone()));
-    }
-    while let Some(done) = tasks.join_next().await {
-        if let Err(e) = done {
-            tracing::error!(error = %e, "geocoder task ended abnormally");
-        }
-    }
-    tracing::info!("geocoder stopped");
+    let w = worker.clone();
+    Runtime::new(Service::Geocoder, shutdown)
+        .heartbeat(pool.clone(), config.heartbeat_interval, move || {
+            health::checks(&w)
+        })
+        .unit(Pace::finishing(REPAIR_EVERY), Repair::new(pool))
+        .units(WORKER_TASKS, Pace::finishing(IDLE_POLL), || {
+            Batches(worker.clone())
+        })
+        .run()
+        .await;
     Ok(())
 }
 
-async fn claim_loop(worker: Worker, shutdown: CancellationToken) {
-    while !shutdown.is_cancelled() {
-        let outcomes = run_batch(&worker, BATCH_SIZE).await;
+/// The geocoder's unit of work: one batch of [`run_batch`]. Its faults (database trouble
+/// outside a row) are logged; a batch that moved no row counts as idle, so the loop does
+/// not spin.
+pub struct Batches(pub Worker);
+
+impl Unit for Batches {
+    type Error = std::convert::Infallible;
+
+    async fn run(&mut self) -> Result<Pass, Self::Error> {
+        let outcomes = run_batch(&self.0, BATCH_SIZE).await;
         let mut progressed = false;
         for o in &outcomes {
             match o {
@@ -87,24 +84,32 @@ async fn claim_loop(worker: Worker, shutdown: CancellationToken) {
                 _ => progressed = true,
             }
         }
-        // Nothing due, or only faults (database trouble): do not spin.
-        if progressed {
-            continue;
-        }
-        let pause = IDLE_POLL;
-        tokio::select! {
-            _ = tokio::time::sleep(pause) => {}
-            _ = shutdown.cancelled() => return,
-        }
+        Ok(if progressed { Pass::Worked } else { Pass::Idle })
     }
 }
 
-async fn repair_loop(pool: PgPool, shutdown: CancellationToken) {
-    loop {
-        tokio::select! {
-            _ = tokio::time::sleep(REPAIR_EVERY) => repair(&pool).await,
-            _ = shutdown.cancelled() => return,
+/// The self-repair sweep every [`REPAIR_EVERY`] (the first one runs at start, before
+/// the loops).
+struct Repair {
+    pool: PgPool,
+    due: bool,
+}
+
+impl Repair {
+    fn new(pool: PgPool) -> Repair {
+        Repair { pool, due: false }
+    }
+}
+
+impl Unit for Repair {
+    type Error = std::convert::Infallible;
+
+    async fn run(&mut self) -> Result<Pass, Self::Error> {
+        if self.due {
+            repair(&self.pool).await;
         }
+        self.due = true;
+        Ok(Pass::Pause(REPAIR_EVERY))
     }
 }
 

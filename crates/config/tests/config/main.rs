@@ -1,0 +1,5 @@
+//! The integration tests of `bandmap-config`, one test binary: each former
+//! `tests/*.rs` file is a module.
+
+mod limits;
+mod validation;

@@ -1,0 +1,7 @@
+//! The integration tests of `bandmap-enqueue`, one test binary: each former
+//! `tests/*.rs` file is a module, the shared helpers are `common`.
+
+mod common;
+mod daemon;
+mod runtime;
+mod scan;
