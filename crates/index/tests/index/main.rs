@@ -3,6 +3,7 @@
 
 mod band_search;
 mod common;
+mod countries;
 mod name_search;
 mod reference;
 mod refresh;
