@@ -51,6 +51,9 @@ if [ ! -f .env ]; then
 # Written by scripts/setup.sh. Secrets: keep this file private.
 DATABASE_URL=postgres://bandmap:${db_pass}@127.0.0.1:5432/bandmap
 BIND_ADDR=127.0.0.1:8080
+# Nothing proxies this server: every peer is a client, none may name another address in
+# X-Forwarded-For (issue 31; behind a proxy, see deploy/bandmap.env.example).
+TRUST_PROXY=false
 # Offline demo: recorded upstream pages and LLM answers, offline gazetteer only, no keys needed.
 UPSTREAM_MODE=recorded:demo/upstream
 LLM_MODE=recorded:demo/llm
@@ -63,5 +66,10 @@ ADMIN_JWT_SECRET=${jwt_secret}
 BANDMAP_IMPORT_TOKEN=${import_token}
 ENV
   printf '\n  Admin login: admin / %s\n  (shown once; only its bcrypt hash is stored, in .env)\n\n' "$admin_password"
+fi
+# An .env written before issue 31 trusted loopback peers although nothing proxies them.
+if ! grep -q '^TRUST_PROXY=' .env; then
+  log "adding TRUST_PROXY=false to .env (no proxy in front of the quick start)"
+  printf '# Nothing proxies this server (issue 31).\nTRUST_PROXY=false\n' >> .env
 fi
 log "setup done"

@@ -50,9 +50,34 @@ fn is_known(name: &str) -> bool {
     bandmap_config::VARIABLES.iter().any(|v| v.name == name)
 }
 
-fn example() -> Vec<(String, String)> {
+/// The settings every bandmap container gets (`env_file:`).
+fn settings_example() -> Vec<(String, String)> {
     env_assignments(&read("deploy/bandmap.env.example"))
 }
+
+/// The secrets compose interpolates (`--env-file`), each into the services that name it.
+fn secrets_example() -> Vec<(String, String)> {
+    env_assignments(&read("deploy/secrets.env.example"))
+}
+
+/// Both example files: what an operator fills in.
+fn example() -> Vec<(String, String)> {
+    settings_example()
+        .into_iter()
+        .chain(secrets_example())
+        .collect()
+}
+
+/// The secrets, and the bandmap services allowed to receive each (issue 31).
+const SECRETS: &[(&str, &[&str])] = &[
+    ("ADMIN_SEED_USERNAME", &["serve-1", "serve-2"]),
+    ("ADMIN_SEED_PASSWORD", &["serve-1", "serve-2"]),
+    ("ADMIN_SEED_PASSWORD_HASH", &["serve-1", "serve-2"]),
+    ("ADMIN_JWT_SECRET", &["serve-1", "serve-2"]),
+    ("BANDMAP_IMPORT_TOKEN", &["serve-1", "serve-2"]),
+    ("GEOCODING_API_KEY", &["geocoder"]),
+    ("LLM_API_KEY", &["llm"]),
+];
 
 /// compose.yaml interpolated with the example's values (as `--env-file` does), merge keys
 /// applied.
@@ -146,25 +171,142 @@ fn compose_variables_are_known() {
 }
 
 #[test]
-fn compose_interpolation_is_fed_by_the_example() {
+fn compose_interpolation_is_fed_by_the_secrets_file() {
     let (_, names) = compose();
-    let example = example();
+    let secrets = secrets_example();
     assert!(!names.is_empty());
     for name in names {
         assert!(
-            COMPOSE_VARIABLES.contains(&name.as_str()),
-            "{name}: not a compose variable"
+            COMPOSE_VARIABLES.contains(&name.as_str()) || SECRETS.iter().any(|(s, _)| *s == name),
+            "{name}: neither a compose variable nor a secret"
         );
         assert!(
-            example.iter().any(|(n, _)| *n == name),
-            "{name}: not in the example"
+            secrets.iter().any(|(n, _)| *n == name),
+            "{name}: not in deploy/secrets.env.example"
         );
     }
 }
 
 #[test]
+fn each_secret_reaches_only_the_containers_that_need_it() {
+    // Issue 31: every container received every secret through the shared env file.
+    for (name, _) in settings_example() {
+        assert!(
+            !SECRETS.iter().any(|(s, _)| *s == name) && name != "POSTGRES_PASSWORD",
+            "{name} is a secret: it belongs in deploy/secrets.env.example"
+        );
+    }
+    let (doc, _) = compose();
+    let mut received: Vec<(String, String)> = Vec::new();
+    for (service, def) in services(&doc) {
+        for (var, _) in environment(def) {
+            if let Some((_, allowed)) = SECRETS.iter().find(|(s, _)| *s == var) {
+                assert!(
+                    allowed.contains(&service.as_str()),
+                    "{service} receives {var}"
+                );
+                received.push((service.clone(), var));
+            }
+        }
+    }
+    for (secret, allowed) in SECRETS {
+        for service in *allowed {
+            assert!(
+                received.iter().any(|(s, v)| s == service && v == secret),
+                "{service} does not receive {secret}"
+            );
+        }
+    }
+    let flaresolverr = image(
+        services(&doc)
+            .iter()
+            .find(|(n, _)| n == "flaresolverr")
+            .expect("flaresolverr")
+            .1,
+    )
+    .to_string();
+    for (name, def) in services(&doc) {
+        assert!(
+            !image(def).ends_with(":latest") || is_bandmap(def),
+            "{name}: {}",
+            image(def)
+        );
+    }
+    assert!(!flaresolverr.ends_with(":latest"), "{flaresolverr}");
+}
+
+#[test]
+fn a_client_on_a_private_address_cannot_choose_its_address_under_the_shipped_configuration() {
+    // Issue 31: the example trusted every private range, so any container or intranet host
+    // could write the X-Forwarded-For it liked.
+    let (doc, _) = compose();
+    let proxy = services(&doc)
+        .into_iter()
+        .find(|(n, _)| n == "proxy")
+        .expect("proxy")
+        .1;
+    let address = proxy["networks"]["edge"]["ipv4_address"]
+        .as_str()
+        .expect("nginx has a fixed address");
+    let subnet = doc["networks"]["edge"]["ipam"]["config"][0]["subnet"]
+        .as_str()
+        .expect("the edge network has a fixed subnet");
+    let net: ipnet::IpNet = subnet.parse().unwrap();
+    assert!(net.contains(&address.parse::<std::net::IpAddr>().unwrap()));
+    let serve = services(&doc)
+        .into_iter()
+        .find(|(n, _)| n == "serve-1")
+        .unwrap()
+        .1;
+    let vars: HashMap<String, String> = example()
+        .into_iter()
+        .chain(environment(serve))
+        .filter(|(n, _)| is_known(n))
+        .collect();
+    let config = bandmap_config::Config::from_map(&vars).unwrap();
+    assert_eq!(
+        config.server.trusted_proxies,
+        vec![format!("{address}/32").parse::<ipnet::IpNet>().unwrap()],
+        "only nginx is believed"
+    );
+    let trust = bandmap_api::client_ip::ProxyTrust::from_config(&config.server);
+    let forged = |peer: &str, xff: &str| {
+        let mut headers = axum::http::HeaderMap::new();
+        headers.insert("x-forwarded-for", xff.parse().unwrap());
+        bandmap_api::client_ip::client_ip(&headers, Some(peer.parse().unwrap()), trust)
+            .unwrap()
+            .to_string()
+    };
+    // Another container on the edge network, an intranet host, a loopback peer: their own.
+    for peer in [
+        "172.30.80.7:5000",
+        "10.1.2.3:5000",
+        "192.168.1.9:5000",
+        "127.0.0.1:5000",
+    ] {
+        assert_eq!(
+            forged(peer, "203.0.113.9"),
+            peer.split(':').next().unwrap(),
+            "{peer} chose its address"
+        );
+    }
+    // nginx: the entry it appended, whatever the client wrote to its left.
+    assert_eq!(
+        forged(&format!("{address}:5000"), "203.0.113.9, 198.51.100.1"),
+        "198.51.100.1"
+    );
+}
+
+#[test]
+fn the_quick_start_trusts_no_proxy() {
+    // Issue 31: nothing proxies the quick start's server, yet it trusted loopback peers.
+    let setup = read("scripts/setup.sh");
+    assert!(setup.contains("TRUST_PROXY=false"), "scripts/setup.sh");
+}
+
+#[test]
 fn example_env_file_is_complete_and_valid() {
-    let text = read("deploy/bandmap.env.example");
+    let text = read("deploy/bandmap.env.example") + &read("deploy/secrets.env.example");
     for (name, _) in example() {
         assert!(
             is_known(&name) || COMPOSE_VARIABLES.contains(&name.as_str()),
@@ -174,7 +316,7 @@ fn example_env_file_is_complete_and_valid() {
     for v in bandmap_config::VARIABLES {
         assert!(
             text.contains(v.name),
-            "the example does not mention {}",
+            "the examples do not mention {}",
             v.name
         );
     }
@@ -313,6 +455,21 @@ async fn nginx_routes_every_served_path_to_the_replicas() {
                 .any(|s| s.args[0] == format!("{name}:8080")),
             "{name} is not in the upstream"
         );
+    }
+    // Issue 31: a per-address connection cap and explicit timeouts.
+    assert!(http.first("limit_conn").is_some(), "no limit_conn");
+    assert!(
+        http.first("limit_conn_zone").is_some(),
+        "no limit_conn_zone"
+    );
+    for timeout in [
+        "client_header_timeout",
+        "client_body_timeout",
+        "send_timeout",
+        "keepalive_timeout",
+        "proxy_connect_timeout",
+    ] {
+        assert!(http.first(timeout).is_some(), "no {timeout}");
     }
     let tls = http
         .all("server")
