@@ -58,6 +58,11 @@ pub struct Rules {
     pub current_names_first: bool,
     /// Comma names read whole, and "Town, Town" read as two towns.
     pub comma_rules: bool,
+    /// Issue 30's rules for real upstream strings: near spellings confirmed by the region
+    /// or the country, "St." expanded, and a region alone never taken for a town. (The
+    /// name tables — renamings, former municipalities, counties — are in the index itself
+    /// and serve every rule set.)
+    pub real_forms: bool,
 }
 
 impl Rules {
@@ -66,6 +71,12 @@ impl Rules {
         dominance: Some(Dominance::DEFAULT),
         current_names_first: true,
         comma_rules: true,
+        real_forms: true,
+    };
+    /// The rules of issue 13, before issue 30.
+    pub const ISSUE_13: Rules = Rules {
+        real_forms: false,
+        ..Rules::DEFAULT
     };
     /// The rules of issue 5, before issue 13: big-city dominance only, alternates on a par
     /// with main names, every comma a region.
@@ -77,6 +88,7 @@ impl Rules {
         }),
         current_names_first: false,
         comma_rules: false,
+        real_forms: false,
     };
 }
 
