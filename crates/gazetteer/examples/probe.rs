@@ -1,0 +1,39 @@
+//! Looks location texts up the way the pipeline does offline (parser, then gazetteer) and
+//! prints what each place part became: `cargo run -p bandmap-gazetteer --example probe --
+//! CC "Reading, Berkshire, England" …`.
+
+use std::error::Error;
+use std::path::PathBuf;
+
+use bandmap_gazetteer::Gazetteer;
+use bandmap_location::parse_with;
+
+fn main() -> Result<(), Box<dyn Error>> {
+    let mut args = std::env::args().skip(1);
+    let cc = args.next().ok_or("usage: probe CC TEXT...")?;
+    let path = std::env::var_os("GAZETTEER_PATH").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/gazetteer/europe.tsv"),
+        PathBuf::from,
+    );
+    let g = Gazetteer::load(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    for text in args {
+        println!("{text:?} ({cc})");
+        for step in parse_with(&text, Some(&cc), &g) {
+            for p in step.places {
+                let q = bandmap_gazetteer::Query {
+                    city: &p.city,
+                    regions: &p.regions,
+                    country_code: p.country_code.as_deref(),
+                };
+                println!(
+                    "  city {:?} regions {:?} cc {:?} -> {:?}",
+                    p.city,
+                    p.regions,
+                    p.country_code,
+                    g.lookup(&q)
+                );
+            }
+        }
+    }
+    Ok(())
+}
