@@ -199,8 +199,14 @@ fn near_spelling(g: &Gazetteer, q: &Query, cc: Option<[u8; 2]>) -> Option<Lookup
     let (kept, how) = filter_by_regions(g, q, Some(cc), &hits, true);
     let kept = match how {
         RegionUse::Confirmed | RegionUse::FirstLevel | RegionUse::Within => kept,
+        // No region to confirm it: one edit, the only place of the country that near,
+        // and a town — a village one letter off is weak evidence ("Moravia" is no
+        // misspelt Morávka).
         RegionUse::None | RegionUse::Unrecognised => {
-            near_places(g, &key, Some(cc), max_edits(chars, false))
+            let near = near_places(g, &key, Some(cc), max_edits(chars, false));
+            let town = near.len() == 1
+                && place(g, near[0]).is_some_and(|p| p.population >= TOWN_MIN_POPULATION);
+            if town { near } else { Vec::new() }
         }
     };
     if kept.is_empty() {

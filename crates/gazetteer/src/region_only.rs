@@ -9,10 +9,13 @@ use crate::matcher::{TOWN_MIN_POPULATION, place};
 use crate::{Gazetteer, Query};
 
 /// The region the city part names, when it names a region of the country and no town:
-/// the text is a region alone unless a town (≥ [`TOWN_MIN_POPULATION`], by its main name)
-/// of the country bears the name ("Minsk" beside Minsk Oblast, "Salzburg"), or a place of
-/// the name lies in a second-level region of that name (a municipality or province named
-/// after its seat: "Trysil", "Milano"). `None` without a country.
+/// the text is a region alone unless a town (≥ [`TOWN_MIN_POPULATION`]) of the country
+/// bears the name ("Minsk" beside Minsk Oblast, "Moskva", "Salzburg"), or a place of the
+/// name lies in the region of that name — by its main name ("Vaduz", "Valletta": small
+/// countries' first-level regions are municipalities), or by any name when the region is
+/// second-level (municipalities and provinces named after their seat: "Trysil",
+/// "Milano"). A village elsewhere ("Zeeland" in Brabant) or one that bears the region's
+/// name only as an alternate ("Le Vaud") is not the town. `None` without a country.
 pub(crate) fn region_only(g: &Gazetteer, q: &Query, cc: Option<[u8; 2]>) -> Option<String> {
     let cc = cc?;
     let key = fold(q.city);
@@ -27,11 +30,16 @@ pub(crate) fn region_only(g: &Gazetteer, q: &Query, cc: Option<[u8; 2]>) -> Opti
     let refs = g.names.get(key.as_str()).map(|r| r.as_slice()).unwrap_or_default();
     let is_town = refs.iter().any(|r| {
         place(g, *r).is_some_and(|p| {
+            let inside = |second_level_only: bool| {
+                g.place_regions(p).iter().any(|x| {
+                    named.contains(x)
+                        && (!second_level_only
+                            || g.regions.get(*x as usize).is_some_and(|r| r.level == 2))
+                })
+            };
             p.cc == cc
-                && ((!r.is_alternate() && p.population >= TOWN_MIN_POPULATION)
-                    || g.place_regions(p).iter().any(|x| {
-                        named.contains(x) && g.regions.get(*x as usize).is_some_and(|r| r.level == 2)
-                    }))
+                && (p.population >= TOWN_MIN_POPULATION
+                    || inside(r.is_alternate()))
         })
     });
     (!is_town).then(|| first.name.to_string())
