@@ -5,10 +5,10 @@
 //! `docs/gazetteer.md`). [`Gazetteer::lookup`] never guesses: a name shared by several
 //! places that the region part does not single out is [`Lookup::Ambiguous`].
 
+mod area;
 mod candidates;
 mod error;
 pub mod eval;
-mod area;
 mod hash;
 mod load;
 mod matcher;

@@ -141,7 +141,13 @@ pub(crate) fn lookup(g: &Gazetteer, q: &Query, rules: &Rules) -> Lookup {
 
 /// Issue 30's rules after the exact lookup: a region alone is no town; an unknown name
 /// may be "St." written out, or a near spelling one place confirms.
-fn real_forms(g: &Gazetteer, q: &Query, cc: Option<[u8; 2]>, rules: &Rules, answer: Lookup) -> Lookup {
+fn real_forms(
+    g: &Gazetteer,
+    q: &Query,
+    cc: Option<[u8; 2]>,
+    rules: &Rules,
+    answer: Lookup,
+) -> Lookup {
     let confirmed_by_region = matches!(&answer, Lookup::Found(m) if region_confirmed(m));
     if !confirmed_by_region {
         if let Some(region) = region_only(g, q, cc) {
@@ -223,7 +229,12 @@ fn near_spelling(g: &Gazetteer, q: &Query, cc: Option<[u8; 2]>) -> Option<Lookup
         RegionUse::None | RegionUse::Unrecognised => (0.75, "near"),
     };
     let cluster_penalty = if pick == Pick::Cluster { 0.05 } else { 0.0 };
-    Some(Lookup::Found(to_match(g, p, confidence - cluster_penalty, matched_on)))
+    Some(Lookup::Found(to_match(
+        g,
+        p,
+        confidence - cluster_penalty,
+        matched_on,
+    )))
 }
 
 fn to_match(g: &Gazetteer, p: &Place, confidence: f64, matched_on: &'static str) -> Match {
@@ -488,7 +499,9 @@ fn filter_by_regions(
                 place(g, *r).is_some_and(|p| {
                     sets.iter().all(|s| {
                         s.iter().any(|&x| {
-                            g.areas.get(x as usize).is_some_and(|a| a.holds(p.lat, p.lon))
+                            g.areas
+                                .get(x as usize)
+                                .is_some_and(|a| a.holds(p.lat, p.lon))
                         })
                     })
                 })

@@ -155,7 +155,10 @@ mod tests {
     fn saint_is_read_every_way() {
         assert!(saint_readings("St. Pölten").contains(&"sankt polten".to_string()));
         assert!(saint_readings("St-Étienne").contains(&"saint etienne".to_string()));
-        assert_eq!(saint_readings("Ste. Maxime"), vec!["sainte maxime".to_string()]);
+        assert_eq!(
+            saint_readings("Ste. Maxime"),
+            vec!["sainte maxime".to_string()]
+        );
         assert!(saint_readings("Stuttgart").is_empty());
         assert!(saint_readings("St").is_empty());
     }
@@ -172,7 +175,9 @@ mod tests {
         for i in 1..=a.len() {
             for j in 1..=b.len() {
                 let cost = usize::from(a[i - 1] != b[j - 1]);
-                let mut v = (m[i - 1][j] + 1).min(m[i][j - 1] + 1).min(m[i - 1][j - 1] + cost);
+                let mut v = (m[i - 1][j] + 1)
+                    .min(m[i][j - 1] + 1)
+                    .min(m[i - 1][j - 1] + cost);
                 if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                     v = v.min(m[i - 2][j - 2] + 1);
                 }

@@ -27,7 +27,11 @@ pub(crate) fn region_only(g: &Gazetteer, q: &Query, cc: Option<[u8; 2]>) -> Opti
         .filter(|&i| g.regions.get(i as usize).is_some_and(|r| r.cc == cc))
         .collect();
     let first = g.regions.get(*named.first()? as usize)?;
-    let refs = g.names.get(key.as_str()).map(|r| r.as_slice()).unwrap_or_default();
+    let refs = g
+        .names
+        .get(key.as_str())
+        .map(|r| r.as_slice())
+        .unwrap_or_default();
     let is_town = refs.iter().any(|r| {
         place(g, *r).is_some_and(|p| {
             let inside = |second_level_only: bool| {
@@ -37,9 +41,7 @@ pub(crate) fn region_only(g: &Gazetteer, q: &Query, cc: Option<[u8; 2]>) -> Opti
                             || g.regions.get(*x as usize).is_some_and(|r| r.level == 2))
                 })
             };
-            p.cc == cc
-                && (p.population >= TOWN_MIN_POPULATION
-                    || inside(r.is_alternate()))
+            p.cc == cc && (p.population >= TOWN_MIN_POPULATION || inside(r.is_alternate()))
         })
     });
     (!is_town).then(|| first.name.to_string())

@@ -29,21 +29,25 @@ pub(crate) fn apply(g: &mut Gazetteer) {
         if let [cc, names, regions] = cols.as_slice() {
             counties(g, cc, names, regions, line);
         } else {
-            g.table_misses.push(format!("counties.tsv:{line}: expected 3 columns"));
+            g.table_misses
+                .push(format!("counties.tsv:{line}: expected 3 columns"));
         }
     }
     for (line, cols) in rows(RENAMINGS) {
         if let [cc, names, current] = cols.as_slice() {
             renaming(g, cc, names, current, line);
         } else {
-            g.table_misses.push(format!("renamings.tsv:{line}: expected 3 columns"));
+            g.table_misses
+                .push(format!("renamings.tsv:{line}: expected 3 columns"));
         }
     }
     for (line, cols) in rows(FORMER) {
         let seat = match cols.as_slice() {
-            [cc, names, _now, _year, lat, lon] => {
-                lat.parse().ok().zip(lon.parse().ok()).map(|s| (*cc, *names, s))
-            }
+            [cc, names, _now, _year, lat, lon] => lat
+                .parse()
+                .ok()
+                .zip(lon.parse().ok())
+                .map(|s| (*cc, *names, s)),
             _ => None,
         };
         match seat {
@@ -65,7 +69,8 @@ fn rows(text: &'static str) -> impl Iterator<Item = (usize, Vec<&'static str>)> 
 
 fn counties(g: &mut Gazetteer, cc: &str, names: &str, regions: &str, line: usize) {
     let Some(cc) = parse_cc(cc) else {
-        g.table_misses.push(format!("counties.tsv:{line}: bad country code"));
+        g.table_misses
+            .push(format!("counties.tsv:{line}: bad country code"));
         return;
     };
     let mut covered = Vec::new();
@@ -126,8 +131,9 @@ fn renaming(g: &mut Gazetteer, cc: &str, names: &str, current: &str, line: usize
 
 fn former(g: &mut Gazetteer, cc: &str, names: &str, lat: f64, lon: f64, line: usize) {
     let Some(code) = parse_cc(cc) else {
-        g.table_misses
-            .push(format!("former_municipalities.tsv:{line}: bad country code"));
+        g.table_misses.push(format!(
+            "former_municipalities.tsv:{line}: bad country code"
+        ));
         return;
     };
     let known = |g: &Gazetteer, name: &str| {
@@ -222,7 +228,10 @@ P\t4\tZaporizhzhia\tZaporozhye\tUA\tUA.26\t5\t47.82289\t35.19031\t687684
         let Lookup::Found(m) = look(&g, "Anjalankoski", &["Kymenlaakso"], "FI") else {
             panic!("Anjalankoski, Kymenlaakso must be found");
         };
-        assert_eq!((m.name.as_str(), m.lat, m.lon), ("Anjalankoski", 60.76, 26.80));
+        assert_eq!(
+            (m.name.as_str(), m.lat, m.lon),
+            ("Anjalankoski", 60.76, 26.80)
+        );
         assert_eq!(m.matched_on, "former+region");
         assert_eq!(m.geonameid, 1, "the id of the nearest GeoNames place");
         assert_eq!(m.population, 0);

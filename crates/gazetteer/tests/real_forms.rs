@@ -89,7 +89,12 @@ fn real_forms_placed_at_least_98_pct_none_wrong() {
         );
     }
     for u in &after.unresolved {
-        println!("unresolved {:?} ({}) [{}]", u.text, u.country_code, class_of(u.row));
+        println!(
+            "unresolved {:?} ({}) [{}]",
+            u.text,
+            u.country_code,
+            class_of(u.row)
+        );
     }
     assert!(
         after.wrong.is_empty(),
