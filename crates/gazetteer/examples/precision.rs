@@ -74,7 +74,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         );
         if rules == Rules::ISSUE_5 || rules == Rules::ISSUE_13 || rules == Rules::DEFAULT {
             for (form, rows) in &by_form {
-                let f = eval::score(&g, rows, &rules);
+                let f = eval::score(g, rows, &rules);
                 println!("    {form:?}: {}", f.summary());
             }
             let (held_resolved, held_wrong, held_n) = held_out(g, &rules);

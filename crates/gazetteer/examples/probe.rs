@@ -1,6 +1,7 @@
 //! Looks location texts up the way the pipeline does offline (parser, then gazetteer) and
 //! prints what each place part became: `cargo run -p bandmap-gazetteer --example probe --
-//! CC "Reading, Berkshire, England" …`.
+//! CC "Reading, Berkshire, England" …`. `PROBE_GEONAMES_ONLY=1` loads the GeoNames file
+//! without the built-in tables.
 
 use std::error::Error;
 use std::path::PathBuf;
@@ -15,7 +16,13 @@ fn main() -> Result<(), Box<dyn Error>> {
         || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/gazetteer/europe.tsv"),
         PathBuf::from,
     );
-    let g = Gazetteer::load(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    // PROBE_GEONAMES_ONLY=1: without the built-in tables (to compare memory and answers).
+    let g = if std::env::var_os("PROBE_GEONAMES_ONLY").is_some() {
+        Gazetteer::load_geonames_only(&path)
+    } else {
+        Gazetteer::load(&path)
+    }
+    .map_err(|e| format!("{}: {e}", path.display()))?;
     for text in args {
         println!("{text:?} ({cc})");
         for step in parse_with(&text, Some(&cc), &g) {

@@ -149,10 +149,8 @@ fn real_forms(
     answer: Lookup,
 ) -> Lookup {
     let confirmed_by_region = matches!(&answer, Lookup::Found(m) if region_confirmed(m));
-    if !confirmed_by_region {
-        if let Some(region) = region_only(g, q, cc) {
-            return Lookup::RegionOnly { region };
-        }
+    if !confirmed_by_region && let Some(region) = region_only(g, q, cc) {
+        return Lookup::RegionOnly { region };
     }
     if answer != Lookup::NotFound {
         return answer;
