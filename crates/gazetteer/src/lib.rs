@@ -263,4 +263,6 @@ impl Gazetteer {
 }
 
 #[cfg(test)]
+mod near_lookup_tests;
+#[cfg(test)]
 mod tests;

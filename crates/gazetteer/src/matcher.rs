@@ -2,7 +2,7 @@
 //! before alternates → unique, same-spot cluster, dominant by population, or ambiguous.
 //! Never a silent guess. Rules, reasons and figures: docs/gazetteer.md.
 
-use crate::near::{max_edits, near_places, saint_readings};
+use crate::near::{Slip, saint_readings, variants};
 use crate::region_only::region_only;
 use crate::{Gazetteer, Lookup, Match, NameRef, Place, Query};
 use bandmap_fold::fold;
@@ -187,30 +187,58 @@ fn region_confirmed(m: &Match) -> bool {
 }
 
 /// A near spelling (crate::near) of a name no place of the country bears: the one place
-/// the named region confirms (up to two edits for long names), or with no region the one
-/// place of the country one edit away. Two or more → ambiguous; none → `None`.
+/// the named region confirms (a town, ≥ [`TOWN_MIN_POPULATION`], unless the region is
+/// second-level), or with no region the one place of the country a spelling slip away
+/// (a doubled letter, "oe" for "ö"), a town. Two or more → ambiguous; none → `None`.
 fn near_spelling(g: &Gazetteer, q: &Query, cc: Option<[u8; 2]>) -> Option<Lookup> {
     let cc = cc?;
     if names_place(g, q.city, Some(cc)) {
         return None;
     }
-    let key = fold(q.city);
-    let chars = key.chars().count();
-    let hits = near_places(g, &key, Some(cc), max_edits(chars, true));
+    let mut hits: Vec<(NameRef, Slip)> = Vec::new();
+    for (variant, slip) in variants(&fold(q.city)) {
+        let Some(refs) = g.names.get(variant.as_str()) else {
+            continue;
+        };
+        for &r in refs.as_slice() {
+            if place(g, r).is_none_or(|p| p.cc != cc) {
+                continue;
+            }
+            match hits.iter_mut().find(|(h, _)| h.place() == r.place()) {
+                Some(h) => h.1 = h.1.min(slip),
+                None => hits.push((r, slip)),
+            }
+        }
+    }
     if hits.is_empty() {
         return None;
     }
-    let (kept, how) = filter_by_regions(g, q, Some(cc), &hits, true);
-    let kept = match how {
-        RegionUse::Confirmed | RegionUse::FirstLevel | RegionUse::Within => kept,
-        // No region to confirm it: one edit, the only place of the country that near,
-        // and a town — a village one letter off is weak evidence ("Moravia" is no
-        // misspelt Morávka).
+    let refs: Vec<NameRef> = hits.iter().map(|(r, _)| *r).collect();
+    let (kept, how) = filter_by_regions(g, q, Some(cc), &refs, true);
+    let (kept, confidence, matched_on) = match how {
+        // A first-level region (a state, a province of a large country) spans too many
+        // villages: there the slip must name a town; a county or municipality confirms
+        // a place of any size.
+        RegionUse::Confirmed | RegionUse::FirstLevel | RegionUse::Within => {
+            let small_region = names_second_level(g, q, cc);
+            let kept: Vec<NameRef> = kept
+                .into_iter()
+                .filter(|r| {
+                    small_region
+                        || place(g, *r).is_some_and(|p| p.population >= TOWN_MIN_POPULATION)
+                })
+                .collect();
+            (kept, 0.8, "near+region")
+        }
+        // No region to confirm it: a spelling slip of the only such place of the country,
+        // and a town — a typo of a village is weak evidence ("Melilli" is no Melilla).
         RegionUse::None | RegionUse::Unrecognised => {
-            let near = near_places(g, &key, Some(cc), max_edits(chars, false));
-            let town = near.len() == 1
-                && place(g, near[0]).is_some_and(|p| p.population >= TOWN_MIN_POPULATION);
-            if town { near } else { Vec::new() }
+            let town = matches!(hits.as_slice(), [(r, Slip::Spelling)]
+                if place(g, *r).is_some_and(|p| p.population >= TOWN_MIN_POPULATION));
+            if !town {
+                return None;
+            }
+            (refs, 0.75, "near")
         }
     };
     if kept.is_empty() {
@@ -222,10 +250,6 @@ fn near_spelling(g: &Gazetteer, q: &Query, cc: Option<[u8; 2]>) -> Option<Lookup
         });
     };
     let p = place(g, chosen)?;
-    let (confidence, matched_on) = match how {
-        RegionUse::Confirmed | RegionUse::FirstLevel | RegionUse::Within => (0.8, "near+region"),
-        RegionUse::None | RegionUse::Unrecognised => (0.75, "near"),
-    };
     let cluster_penalty = if pick == Pick::Cluster { 0.05 } else { 0.0 };
     Some(Lookup::Found(to_match(
         g,
@@ -233,6 +257,21 @@ fn near_spelling(g: &Gazetteer, q: &Query, cc: Option<[u8; 2]>) -> Option<Lookup
         confidence - cluster_penalty,
         matched_on,
     )))
+}
+
+/// Whether a region part of the query names a second-level region of the country.
+fn names_second_level(g: &Gazetteer, q: &Query, cc: [u8; 2]) -> bool {
+    q.regions.iter().any(|r| {
+        g.region_names
+            .get(fold(r).as_str())
+            .into_iter()
+            .flatten()
+            .any(|&i| {
+                g.regions
+                    .get(i as usize)
+                    .is_some_and(|x| x.cc == cc && x.level == 2)
+            })
+    })
 }
 
 fn to_match(g: &Gazetteer, p: &Place, confidence: f64, matched_on: &'static str) -> Match {

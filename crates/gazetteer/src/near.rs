@@ -1,103 +1,101 @@
-//! Near spellings (issue 30): a letter doubled or dropped ("Boulogne-Bilancourt"), two
-//! letters swapped, "oe" for "ö" ("Moenchengladbach"), "St." for Saint/Sankt/Sint/San.
-//! Accepted only when the named region confirms exactly one place, or, with no region,
-//! when exactly one place of the country is that near — never across two candidates.
+//! Near spellings (issue 30): the slips bands make in a name the data knows — a letter
+//! doubled or undoubled ("Boulogne-Bilancourt", "Norköping"), "ae"/"oe"/"ue" for
+//! "ä"/"ö"/"ü" ("Moenchengladbach"), a letter dropped, one too many, or two neighbours
+//! swapped — and "St." for Saint/Sankt/Sint/San. The first letter is never the slip:
+//! "Augsdorf" is no misspelt Haugsdorf.
+//!
+//! The variants of the written name are generated and looked up in the name index (a few
+//! hundred hash probes, no scan). Which slips count, and when a variant is accepted,
+//! is the matcher's business (`matcher::near_spelling`).
 
 use bandmap_fold::fold;
 
-use crate::{Gazetteer, NameRef};
+/// A written name shorter than this (in letters) gets no dropped, extra or swapped
+/// letter: "Bourg" is one letter from too many things.
+pub(crate) const LOOSE_MIN_CHARS: usize = 7;
 
-/// Names shorter than this (in letters) get no near spelling: "Koln" is one letter from
-/// too many things.
-pub(crate) const NEAR_MIN_CHARS: usize = 5;
-/// From this length, two edits are allowed — when a region confirms the place.
-pub(crate) const NEAR2_MIN_CHARS: usize = 10;
-/// Without a region to confirm it, a near spelling needs this many letters.
-pub(crate) const NEAR_ALONE_MIN_CHARS: usize = 6;
-
-/// The edits a name of `chars` letters may differ by: 0 (exact only), 1 or 2.
-pub(crate) fn max_edits(chars: usize, region_confirms: bool) -> usize {
-    match chars {
-        n if n >= NEAR2_MIN_CHARS && region_confirms => 2,
-        n if n >= NEAR_ALONE_MIN_CHARS || (n >= NEAR_MIN_CHARS && region_confirms) => 1,
-        _ => 0,
-    }
+/// How a variant differs from the written name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Slip {
+    /// A letter doubled or undoubled, or "ae"/"oe"/"ue" written for "ä"/"ö"/"ü": the same
+    /// name spelt another way.
+    Spelling,
+    /// A letter dropped, one letter too many, or two neighbouring letters swapped: a typo,
+    /// which only a region may confirm.
+    Typo,
 }
 
-/// Optimal-string-alignment distance (insertions, deletions, substitutions, swaps of two
-/// neighbours) between `a` and `b`, when it is at most `max`; `None` when larger.
-pub(crate) fn distance_within(a: &[char], b: &[char], max: usize) -> Option<usize> {
-    if a.len().abs_diff(b.len()) > max {
-        return None;
+/// Every variant of `key` (a folded name) one slip away, with the slip. Variants keep
+/// the first letter, and a variant that is also a `Spelling` is reported as one.
+pub(crate) fn variants(key: &str) -> Vec<(String, Slip)> {
+    let c: Vec<char> = key.chars().collect();
+    let n = c.len();
+    let mut out: Vec<(String, Slip)> = Vec::new();
+    let mut push = |v: Vec<char>, slip: Slip| {
+        let s: String = v.into_iter().collect();
+        if s != key && !s.trim().is_empty() {
+            out.push((s, slip));
+        }
+    };
+    for i in 0..n {
+        if c[i].is_alphabetic() {
+            // Doubled …
+            let mut v = c.clone();
+            v.insert(i, c[i]);
+            push(v, Slip::Spelling);
+        }
+        // … and undoubled.
+        if i + 1 < n && c[i] == c[i + 1] && c[i].is_alphabetic() {
+            let mut v = c.clone();
+            v.remove(i);
+            push(v, Slip::Spelling);
+        }
+        // "oe" → "o" (and "ae", "ue"), one at a time.
+        if i + 1 < n && c[i + 1] == 'e' && matches!(c[i], 'a' | 'o' | 'u') {
+            let mut v = c.clone();
+            v.remove(i + 1);
+            push(v, Slip::Spelling);
+        }
     }
-    let w = b.len() + 1;
-    let mut prev2: Vec<usize> = vec![0; w];
-    let mut prev: Vec<usize> = (0..w).collect();
-    let mut cur: Vec<usize> = vec![0; w];
-    for i in 1..=a.len() {
-        cur[0] = i;
-        let mut row_min = cur[0];
-        for j in 1..w {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut d = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d = d.min(prev2[j - 2] + 1);
+    let umlauts: String = key.replace("ae", "a").replace("oe", "o").replace("ue", "u");
+    push(umlauts.chars().collect(), Slip::Spelling);
+    if n >= LOOSE_MIN_CHARS {
+        let alphabet = alphabet_of(&c);
+        for i in 1..=n {
+            // A letter dropped: put one back (never before the first).
+            for &l in &alphabet {
+                let mut v = c.clone();
+                v.insert(i, l);
+                push(v, Slip::Typo);
             }
-            cur[j] = d;
-            row_min = row_min.min(d);
-        }
-        if row_min > max {
-            return None;
-        }
-        std::mem::swap(&mut prev2, &mut prev);
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev.get(b.len()).copied().filter(|&d| d <= max)
-}
-
-/// Every place of the country (any country when `None`) one of whose names is within
-/// `max` edits of `key` (a folded name), each place once. Scans the name index: only
-/// for names the index does not hold, so only on the rows that would go to the provider.
-pub(crate) fn near_places(
-    g: &Gazetteer,
-    key: &str,
-    cc: Option<[u8; 2]>,
-    max: usize,
-) -> Vec<NameRef> {
-    let want: Vec<char> = key.chars().collect();
-    let mut found: Vec<NameRef> = Vec::new();
-    if max == 0 {
-        return found;
-    }
-    let mut buf: Vec<char> = Vec::new();
-    for (name, refs) in &g.names {
-        // Byte lengths bound the letter counts loosely (Cyrillic letters take two bytes).
-        if name.len().abs_diff(key.len()) > 2 * max {
-            continue;
-        }
-        let in_country: Vec<NameRef> = refs
-            .as_slice()
-            .iter()
-            .copied()
-            .filter(|r| {
-                cc.is_none_or(|c| g.places.get(r.place() as usize).is_some_and(|p| p.cc == c))
-            })
-            .collect();
-        if in_country.is_empty() {
-            continue;
-        }
-        buf.clear();
-        buf.extend(name.chars());
-        if distance_within(&want, &buf, max).is_some() {
-            for r in in_country {
-                if !found.iter().any(|f| f.place() == r.place()) {
-                    found.push(r);
-                }
+            // A letter too many.
+            if i < n {
+                let mut v = c.clone();
+                v.remove(i);
+                push(v, Slip::Typo);
+            }
+            // Two neighbours swapped.
+            if i + 1 < n && c[i] != c[i + 1] {
+                let mut v = c.clone();
+                v.swap(i, i + 1);
+                push(v, Slip::Typo);
             }
         }
     }
-    found.sort_by_key(|r| r.place());
-    found
+    out.sort();
+    out.dedup_by(|a, b| a.0 == b.0);
+    out
+}
+
+/// The lower-case letters of the name's script (Latin, Cyrillic or Greek).
+fn alphabet_of(c: &[char]) -> Vec<char> {
+    if c.iter().any(|ch| ('\u{0400}'..='\u{04ff}').contains(ch)) {
+        ('а'..='я').collect()
+    } else if c.iter().any(|ch| ('\u{0370}'..='\u{03ff}').contains(ch)) {
+        ('α'..='ω').collect()
+    } else {
+        ('a'..='z').collect()
+    }
 }
 
 /// "St."/"St"/"Ste" at the start of a name, written out: every reading the upstream's
@@ -120,35 +118,38 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn d(a: &str, b: &str, max: usize) -> Option<usize> {
-        let a: Vec<char> = a.chars().collect();
-        let b: Vec<char> = b.chars().collect();
-        distance_within(&a, &b, max)
+    fn slip(written: &str, known: &str) -> Option<Slip> {
+        variants(written)
+            .into_iter()
+            .find(|(v, _)| v == known)
+            .map(|(_, s)| s)
     }
 
     #[test]
-    fn distances_of_the_upstream_slips() {
-        assert_eq!(d("boulogne bilancourt", "boulogne billancourt", 2), Some(1));
-        assert_eq!(d("moenchengladbach", "monchengladbach", 1), Some(1));
-        assert_eq!(d("norkoping", "norrkoping", 1), Some(1));
-        assert_eq!(d("nijmegan", "nijmegen", 1), Some(1));
-        assert_eq!(d("rovanemi", "rovaniemi", 1), Some(1));
-        assert_eq!(d("hameenlina", "hameenlinna", 1), Some(1));
-        assert_eq!(d("abcdef", "abdcef", 1), Some(1), "a swap is one edit");
-        assert_eq!(d("zaporizhia", "zaporizhzhia", 2), Some(2));
-        assert_eq!(d("zaporizhia", "zaporizhzhia", 1), None);
-        assert_eq!(d("halle", "hallen", 0), None);
-        assert_eq!(d("same", "same", 0), Some(0));
+    fn the_upstream_slips_reach_the_known_name() {
+        assert_eq!(
+            slip("boulogne bilancourt", "boulogne billancourt"),
+            Some(Slip::Spelling)
+        );
+        assert_eq!(slip("norkoping", "norrkoping"), Some(Slip::Spelling));
+        assert_eq!(slip("thessaloniki", "thesaloniki"), Some(Slip::Spelling));
+        assert_eq!(
+            slip("moenchengladbach", "monchengladbach"),
+            Some(Slip::Spelling)
+        );
+        assert_eq!(slip("duesseldorf", "dusseldorf"), Some(Slip::Spelling));
+        assert_eq!(slip("rovanemi", "rovaniemi"), Some(Slip::Typo));
+        assert_eq!(slip("eskiltuna", "eskilstuna"), Some(Slip::Typo));
+        assert_eq!(slip("lapeenranta", "lappeenranta"), Some(Slip::Spelling));
     }
 
     #[test]
-    fn edits_allowed_by_length_and_region() {
-        assert_eq!(max_edits(4, true), 0);
-        assert_eq!(max_edits(5, false), 0);
-        assert_eq!(max_edits(5, true), 1);
-        assert_eq!(max_edits(6, false), 1);
-        assert_eq!(max_edits(12, false), 1);
-        assert_eq!(max_edits(12, true), 2);
+    fn what_is_no_slip() {
+        assert_eq!(slip("augsdorf", "haugsdorf"), None, "first letter");
+        assert_eq!(slip("bourg", "bourgs"), None, "too short for a typo");
+        assert_eq!(slip("nijmegan", "nijmegen"), None, "a changed letter");
+        assert_eq!(slip("zaporizhia", "zaporizhzhia"), None, "two letters");
+        assert!(variants("").is_empty());
     }
 
     #[test]
@@ -163,46 +164,29 @@ mod tests {
         assert!(saint_readings("St").is_empty());
     }
 
-    /// The classic full-matrix distance, for comparison.
-    fn reference(a: &[char], b: &[char]) -> usize {
-        let mut m = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-        for (i, row) in m.iter_mut().enumerate() {
-            row[0] = i;
-        }
-        for (j, cell) in m[0].iter_mut().enumerate() {
-            *cell = j;
-        }
-        for i in 1..=a.len() {
-            for j in 1..=b.len() {
-                let cost = usize::from(a[i - 1] != b[j - 1]);
-                let mut v = (m[i - 1][j] + 1)
-                    .min(m[i][j - 1] + 1)
-                    .min(m[i - 1][j - 1] + cost);
-                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                    v = v.min(m[i - 2][j - 2] + 1);
-                }
-                m[i][j] = v;
-            }
-        }
-        m[a.len()][b.len()]
-    }
-
     proptest! {
         #[test]
-        fn bounded_distance_agrees_with_the_full_matrix(
-            a in "[a-eé ]{0,12}", b in "[a-eé ]{0,12}", max in 0usize..4
-        ) {
-            let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-            let full = reference(&a, &b);
-            let bounded = distance_within(&a, &b, max);
-            prop_assert_eq!(bounded, (full <= max).then_some(full));
+        fn a_dropped_letter_is_found_again(name in "[a-z]{8,12}", at in 1usize..8) {
+            let written: String = name.chars().enumerate().filter(|(i, _)| *i != at).map(|(_, c)| c).collect();
+            prop_assert!(variants(&written).iter().any(|(v, _)| *v == name));
         }
 
         #[test]
-        fn distance_is_symmetric_and_zero_only_for_equal(a in "[a-d]{0,10}", b in "[a-d]{0,10}") {
-            let (ac, bc): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-            prop_assert_eq!(distance_within(&ac, &bc, 3), distance_within(&bc, &ac, 3));
-            prop_assert_eq!(distance_within(&ac, &bc, 0) == Some(0), a == b);
+        fn a_doubled_letter_goes_both_ways(name in "[a-z]{3,12}", at in 0usize..3) {
+            let mut doubled: Vec<char> = name.chars().collect();
+            doubled.insert(at, doubled[at]);
+            let doubled: String = doubled.into_iter().collect();
+            prop_assert_eq!(slip(&name, &doubled), Some(Slip::Spelling));
+            prop_assert_eq!(slip(&doubled, &name), Some(Slip::Spelling));
+        }
+
+        #[test]
+        fn variants_keep_the_first_letter_and_differ(name in "[a-zäö ]{1,14}") {
+            let first = name.chars().next();
+            for (v, _) in variants(&name) {
+                prop_assert_ne!(&v, &name);
+                prop_assert_eq!(v.chars().next(), first, "{:?} -> {:?}", name, v);
+            }
         }
     }
 }
