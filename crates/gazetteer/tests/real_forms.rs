@@ -108,3 +108,47 @@ fn real_forms_placed_at_least_98_pct_none_wrong() {
         after.right_pct()
     );
 }
+
+/// A region alone is never a town, and the gazetteer says what it is when it knows the
+/// region ("Uusimaa" → `RegionOnly`); only the lands that are no region of the data
+/// (Jutland, Moravia, Transylvania, Dalmatia) are merely not found.
+#[test]
+fn regions_alone_are_named_as_regions() {
+    use bandmap_gazetteer::{Lookup, Query};
+    use bandmap_location::parse_with;
+    let Some(path) = europe_path() else { return };
+    let g = Gazetteer::load(&path).expect("load europe.tsv");
+    let (mut rows, mut region_only) = (0, 0);
+    for r in set().iter().filter(|r| r.class == Class::Region) {
+        rows += 1;
+        let mut said_region = false;
+        for step in parse_with(&r.row.text, Some(&r.row.country_code), &g) {
+            for p in step.places {
+                let q = Query {
+                    city: &p.city,
+                    regions: &p.regions,
+                    country_code: p.country_code.as_deref(),
+                };
+                match g.lookup(&q) {
+                    Lookup::Found(m) => panic!("{:?} taken for the town {}", r.row.text, m.name),
+                    Lookup::RegionOnly { .. } => said_region = true,
+                    Lookup::Ambiguous { .. } | Lookup::NotFound => {}
+                }
+            }
+        }
+        if said_region {
+            region_only += 1;
+        } else {
+            println!(
+                "not named a region: {:?} ({})",
+                r.row.text, r.row.country_code
+            );
+        }
+    }
+    println!("{region_only} of {rows} regions alone answered RegionOnly");
+    assert!(rows >= 50);
+    assert!(
+        region_only + 6 >= rows,
+        "{region_only} of {rows} answered RegionOnly"
+    );
+}
