@@ -44,6 +44,8 @@ pub struct Gazetteer {
     areas: Vec<area::Area>,
     /// Rows of the built-in name tables the loaded data could not apply.
     table_misses: Vec<String>,
+    /// Places read from the GeoNames file (the table's former municipalities follow them).
+    geonames_len: usize,
 }
 
 #[derive(Debug)]
@@ -194,6 +196,7 @@ impl Gazetteer {
     /// with the built-in tables of issue 30 applied.
     pub fn from_reader(r: impl BufRead) -> Result<Gazetteer, GazetteerError> {
         let mut g = load::parse(r)?;
+        g.geonames_len = g.places.len();
         tables::apply(&mut g);
         g.areas = area::compute(&g);
         Ok(g)
@@ -204,6 +207,7 @@ impl Gazetteer {
     pub fn load_geonames_only(path: &Path) -> Result<Gazetteer, GazetteerError> {
         let f = File::open(path)?;
         let mut g = load::parse(BufReader::with_capacity(1 << 20, f))?;
+        g.geonames_len = g.places.len();
         g.areas = area::compute(&g);
         Ok(g)
     }
@@ -246,12 +250,12 @@ impl Gazetteer {
     /// Number of places of the GeoNames file (the former municipalities the built-in
     /// table adds are not counted).
     pub fn len(&self) -> usize {
-        self.places.iter().filter(|p| !p.former).count()
+        self.geonames_len
     }
 
     /// True when the file held no places.
     pub fn is_empty(&self) -> bool {
-        self.places.is_empty()
+        self.geonames_len == 0
     }
 
     fn place_regions(&self, p: &Place) -> &[u32] {
