@@ -526,11 +526,15 @@ fn filter_by_regions(
     if !all.is_empty() {
         return (all, RegionUse::Confirmed);
     }
+    // The area confirms a place; it picks one among namesakes only when that one is a
+    // town: a village of a common name inside a county's box may be another village than
+    // the band's, which GeoNames lacks.
     let within = || -> Vec<NameRef> {
         if !area {
             return Vec::new();
         }
-        hits.iter()
+        let inside: Vec<NameRef> = hits
+            .iter()
             .copied()
             .filter(|r| {
                 place(g, *r).is_some_and(|p| {
@@ -543,6 +547,11 @@ fn filter_by_regions(
                     })
                 })
             })
+            .collect();
+        let alone = hits.len() == inside.len();
+        inside
+            .into_iter()
+            .filter(|r| alone || place(g, *r).is_some_and(|p| p.population >= TOWN_MIN_POPULATION))
             .collect()
     };
     let first_level: Vec<Vec<u32>> = sets

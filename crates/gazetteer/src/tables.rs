@@ -6,7 +6,8 @@
 //! - `renamings.tsv`: former names and transliterations become alternate names of the
 //!   town ("Zaporizhia" → Zaporizhzhia, "Vinnitsa" → Vinnytsya);
 //! - `former_municipalities.tsv`: a municipality merged away becomes a place at its
-//!   former seat ("Anjalankoski", Kouvola since 2009), unless GeoNames knows it already.
+//!   former seat ("Anjalankoski", Kouvola since 2009), in the regions of the town it is
+//!   part of now, unless GeoNames knows it already.
 
 use bandmap_fold::fold;
 
@@ -20,7 +21,10 @@ const FORMER: &str = include_str!("../data/former_municipalities.tsv");
 
 /// A GeoNames place of the name within this distance of a former seat is that seat.
 const SEAT_KNOWN_KM: f64 = 15.0;
-/// A former seat takes the regions of the nearest GeoNames place within this distance.
+/// A former seat takes the regions of the town it is part of now when that lies within
+/// this distance …
+const NOW_TOWN_KM: f64 = 40.0;
+/// … else those of the nearest GeoNames place within this distance.
 const SEAT_NEIGHBOUR_KM: f64 = 30.0;
 
 /// Applies the three tables; rows the data cannot apply go to `g.table_misses`.
@@ -43,15 +47,15 @@ pub(crate) fn apply(g: &mut Gazetteer) {
     }
     for (line, cols) in rows(FORMER) {
         let seat = match cols.as_slice() {
-            [cc, names, _now, _year, lat, lon] => lat
+            [cc, names, now, _year, lat, lon] => lat
                 .parse()
                 .ok()
                 .zip(lon.parse().ok())
-                .map(|s| (*cc, *names, s)),
+                .map(|s| (*cc, *names, *now, s)),
             _ => None,
         };
         match seat {
-            Some((cc, names, (lat, lon))) => former(g, cc, names, lat, lon, line),
+            Some((cc, names, now, seat)) => former(g, cc, names, now, seat, line),
             None => g
                 .table_misses
                 .push(format!("former_municipalities.tsv:{line}: bad row")),
@@ -129,7 +133,14 @@ fn renaming(g: &mut Gazetteer, cc: &str, names: &str, current: &str, line: usize
     }
 }
 
-fn former(g: &mut Gazetteer, cc: &str, names: &str, lat: f64, lon: f64, line: usize) {
+fn former(
+    g: &mut Gazetteer,
+    cc: &str,
+    names: &str,
+    now: &str,
+    (lat, lon): (f64, f64),
+    line: usize,
+) {
     let Some(code) = parse_cc(cc) else {
         g.table_misses.push(format!(
             "former_municipalities.tsv:{line}: bad country code"
@@ -149,14 +160,20 @@ fn former(g: &mut Gazetteer, cc: &str, names: &str, lat: f64, lon: f64, line: us
     if names.iter().any(|n| known(g, n)) {
         return;
     }
-    let nearest = g
-        .places
-        .iter()
-        .filter(|p| p.cc == code && !p.former && (p.lat - lat).abs() < 0.5)
-        .map(|p| (haversine_km(lat, lon, p.lat, p.lon), p))
-        .filter(|(km, _)| *km <= SEAT_NEIGHBOUR_KM)
-        .min_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, p)| (p.geonameid, p.admin1, g.place_regions(p).to_vec()));
+    // The municipality it is part of now (its regions are the former one's), else the
+    // nearest place.
+    let now_key = fold(now);
+    let neighbour = |max_km: f64, only_now: bool| {
+        g.places
+            .iter()
+            .filter(|p| p.cc == code && !p.former && (p.lat - lat).abs() < 0.5)
+            .filter(|p| !only_now || fold(&p.name) == now_key)
+            .map(|p| (haversine_km(lat, lon, p.lat, p.lon), p))
+            .filter(|(km, _)| *km <= max_km)
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, p)| (p.geonameid, p.admin1, g.place_regions(p).to_vec()))
+    };
+    let nearest = neighbour(NOW_TOWN_KM, true).or_else(|| neighbour(SEAT_NEIGHBOUR_KM, false));
     let (Some((geonameid, admin1, regions)), Some(first)) = (nearest, names.first()) else {
         g.table_misses.push(format!(
             "former_municipalities.tsv:{line}: no GeoNames place within {SEAT_NEIGHBOUR_KM} km of the seat"
@@ -233,7 +250,10 @@ P\t4\tZaporizhzhia\tZaporozhye\tUA\tUA.26\t5\t47.82289\t35.19031\t687684
             ("Anjalankoski", 60.76, 26.80)
         );
         assert_eq!(m.matched_on, "former+region");
-        assert_eq!(m.geonameid, 1, "the id of the nearest GeoNames place");
+        assert_eq!(
+            m.geonameid, 1,
+            "the id of Kouvola, the town it is part of now"
+        );
         assert_eq!(m.population, 0);
         assert_eq!(look(&g, "Anjalankoski", &[], "SE"), Lookup::NotFound);
     }
