@@ -1,7 +1,7 @@
 //! Looks location texts up the way the pipeline does offline (parser, then gazetteer) and
 //! prints what each place part became: `cargo run -p bandmap-gazetteer --example probe --
 //! CC "Reading, Berkshire, England" …`. `PROBE_GEONAMES_ONLY=1` loads the GeoNames file
-//! without the built-in tables.
+//! without the built-in tables; `probe - < file` reads `CC<TAB>text` lines.
 
 use std::error::Error;
 use std::path::PathBuf;
@@ -23,7 +23,20 @@ fn main() -> Result<(), Box<dyn Error>> {
         Gazetteer::load(&path)
     }
     .map_err(|e| format!("{}: {e}", path.display()))?;
-    for text in args {
+    // CC "-": "CC<TAB>text" lines from standard input.
+    let texts: Vec<(String, String)> = if cc == "-" {
+        std::io::stdin()
+            .lines()
+            .map_while(Result::ok)
+            .filter_map(|l| {
+                let (c, t) = l.split_once('\t')?;
+                Some((c.to_string(), t.to_string()))
+            })
+            .collect()
+    } else {
+        args.map(|t| (cc.clone(), t)).collect()
+    };
+    for (cc, text) in texts {
         println!("{text:?} ({cc})");
         for step in parse_with(&text, Some(&cc), &g) {
             for p in step.places {
