@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Issue 13's evaluation at full size: 100,000 generated band locations naming real European
-# towns (> 15,000 inhabitants, GeoNames via data/gazetteer), scored offline (parser +
-# gazetteer, no provider, no LLM) under the rules before issue 13 and the rules in force,
-# in one run. Prints right (within 25 km) / wrong / unresolved per form, the held-out real
-# set, and every wrong row. Usage: bench/gazetteer-precision.sh [rows] [seed] [unresolved to list]
+# Issues 13 and 30's evaluation at full size: 100,000 generated band locations naming real
+# European towns (> 15,000 inhabitants, GeoNames via data/gazetteer), scored offline (parser +
+# gazetteer, no provider, no LLM) under the rules before issue 13, before issue 30 and in
+# force, in one run. Prints right (within 25 km) / wrong / unresolved per form, the held-out
+# real set, issue 30's real-forms set per class, and every wrong row.
+# Usage: bench/gazetteer-precision.sh [rows] [seed] [unresolved to list]
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$ROOT/scripts/fetch-gazetteer.sh" >&2

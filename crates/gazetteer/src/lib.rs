@@ -5,6 +5,7 @@
 //! `docs/gazetteer.md`). [`Gazetteer::lookup`] never guesses: a name shared by several
 //! places that the region part does not single out is [`Lookup::Ambiguous`].
 
+mod area;
 mod candidates;
 mod error;
 pub mod eval;
@@ -12,6 +13,9 @@ mod hash;
 mod load;
 mod matcher;
 mod names;
+mod near;
+mod region_only;
+mod tables;
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -36,6 +40,12 @@ pub struct Gazetteer {
     names: hash::FastMap<Box<str>, Refs>,
     /// Folded region name or alias -> regions.
     region_names: hash::FastMap<Box<str>, Vec<u32>>,
+    /// Per region (same index as `regions`), the box its places span (issue 30).
+    areas: Vec<area::Area>,
+    /// Rows of the built-in name tables the loaded data could not apply.
+    table_misses: Vec<String>,
+    /// Places read from the GeoNames file (the table's former municipalities follow them).
+    geonames_len: usize,
 }
 
 #[derive(Debug)]
@@ -49,6 +59,9 @@ struct Place {
     lat: f64,
     lon: f64,
     population: u64,
+    /// A former municipality placed at its seat from the built-in table (issue 30), not a
+    /// GeoNames record.
+    former: bool,
 }
 
 #[derive(Debug)]
@@ -133,6 +146,12 @@ pub enum Lookup {
         /// How many places fit.
         candidates: usize,
     },
+    /// The text names a region of the country, not a town ("Uusimaa", "East Sussex"):
+    /// never a place; the card and the console say "région seulement".
+    RegionOnly {
+        /// The region's name in the gazetteer.
+        region: String,
+    },
     /// No place of that name (in that country / region).
     NotFound,
 }
@@ -160,7 +179,9 @@ pub struct Match {
     pub granularity: &'static str,
     /// How it matched: "name+region", "alternate+region", "name", "alternate",
     /// "name+admin1", "name+population", "name+region+population", "name+town" (the part
-    /// after the city named another town nearby: "Torres Vedras, Odivelas").
+    /// after the city named another town nearby: "Torres Vedras, Odivelas"); issue 30:
+    /// "name+area" (the town lies within the area of the county named), "near+region" /
+    /// "near" (a near spelling), "former" / "former+region" (a former municipality).
     pub matched_on: &'static str,
 }
 
@@ -171,9 +192,38 @@ impl Gazetteer {
         Self::from_reader(BufReader::with_capacity(1 << 20, f))
     }
 
-    /// Builds the index from any reader in the file format (tests use tiny inline data).
+    /// Builds the index from any reader in the file format (tests use tiny inline data),
+    /// with the built-in tables of issue 30 applied.
     pub fn from_reader(r: impl BufRead) -> Result<Gazetteer, GazetteerError> {
-        load::parse(r)
+        let mut g = load::parse(r)?;
+        g.geonames_len = g.places.len();
+        tables::apply(&mut g);
+        g.areas = area::compute(&g);
+        Ok(g)
+    }
+
+    /// [`Gazetteer::load`] without the built-in tables (counties, renamings, former
+    /// municipalities): the GeoNames file alone, for the evaluations' "before" figures.
+    pub fn load_geonames_only(path: &Path) -> Result<Gazetteer, GazetteerError> {
+        let f = File::open(path)?;
+        let mut g = load::parse(BufReader::with_capacity(1 << 20, f))?;
+        g.geonames_len = g.places.len();
+        g.areas = area::compute(&g);
+        Ok(g)
+    }
+
+    /// Rows of the built-in tables (counties, renamings, former municipalities, in
+    /// `crates/gazetteer/data/`) that the loaded data could not apply: a county naming a
+    /// region the file lacks, a renaming whose town is absent, a former municipality with
+    /// no GeoNames place near its seat. Empty on the real data (a test checks it).
+    pub fn table_misses(&self) -> &[String] {
+        &self.table_misses
+    }
+
+    /// The region a text names when it names a region of the country rather than a town
+    /// ("Uusimaa", "East Sussex, England"): see [`Lookup::RegionOnly`].
+    pub fn region_only(&self, q: &Query) -> Option<String> {
+        region_only::region_only(self, q, q.country_code.and_then(matcher::parse_cc))
     }
 
     /// Looks a place up; see the module docs and docs/gazetteer.md for the policy.
@@ -197,14 +247,15 @@ impl Gazetteer {
         matcher::lookup(self, q, rules)
     }
 
-    /// Number of places.
+    /// Number of places of the GeoNames file (the former municipalities the built-in
+    /// table adds are not counted).
     pub fn len(&self) -> usize {
-        self.places.len()
+        self.geonames_len
     }
 
     /// True when the file held no places.
     pub fn is_empty(&self) -> bool {
-        self.places.is_empty()
+        self.geonames_len == 0
     }
 
     fn place_regions(&self, p: &Place) -> &[u32] {
@@ -215,5 +266,7 @@ impl Gazetteer {
     }
 }
 
+#[cfg(test)]
+mod near_lookup_tests;
 #[cfg(test)]
 mod tests;

@@ -106,6 +106,7 @@ pub(crate) fn parse(mut r: impl BufRead) -> Result<Gazetteer, GazetteerError> {
                     lat,
                     lon,
                     population,
+                    former: false,
                 });
                 fold_into(name, &mut key);
                 add_name(&mut g.names, &key, NameRef::primary(idx));
@@ -120,7 +121,7 @@ pub(crate) fn parse(mut r: impl BufRead) -> Result<Gazetteer, GazetteerError> {
     Ok(g)
 }
 
-fn add_name(names: &mut FastMap<Box<str>, Refs>, key: &str, r: NameRef) {
+pub(crate) fn add_name(names: &mut FastMap<Box<str>, Refs>, key: &str, r: NameRef) {
     if key.is_empty() {
         return;
     }

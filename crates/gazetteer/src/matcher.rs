@@ -2,6 +2,8 @@
 //! before alternates → unique, same-spot cluster, dominant by population, or ambiguous.
 //! Never a silent guess. Rules, reasons and figures: docs/gazetteer.md.
 
+use crate::near::{Slip, saint_readings, variants};
+use crate::region_only::region_only;
 use crate::{Gazetteer, Lookup, Match, NameRef, Place, Query};
 use bandmap_fold::fold;
 
@@ -58,6 +60,11 @@ pub struct Rules {
     pub current_names_first: bool,
     /// Comma names read whole, and "Town, Town" read as two towns.
     pub comma_rules: bool,
+    /// Issue 30's rules for real upstream strings: near spellings confirmed by the region
+    /// or the country, "St." expanded, and a region alone never taken for a town. (The
+    /// name tables — renamings, former municipalities, counties — are in the index itself
+    /// and serve every rule set.)
+    pub real_forms: bool,
 }
 
 impl Rules {
@@ -66,6 +73,12 @@ impl Rules {
         dominance: Some(Dominance::DEFAULT),
         current_names_first: true,
         comma_rules: true,
+        real_forms: true,
+    };
+    /// The rules of issue 13, before issue 30.
+    pub const ISSUE_13: Rules = Rules {
+        real_forms: false,
+        ..Rules::DEFAULT
     };
     /// The rules of issue 5, before issue 13: big-city dominance only, alternates on a par
     /// with main names, every comma a region.
@@ -77,6 +90,7 @@ impl Rules {
         }),
         current_names_first: false,
         comma_rules: false,
+        real_forms: false,
     };
 }
 
@@ -98,6 +112,9 @@ enum RegionUse {
     /// Only the recognised first-level parts contain it (a county that GeoNames splits
     /// differently, e.g. ceremonial vs unitary in England).
     FirstLevel,
+    /// No recognised region holds it, but it lies within the area their places span
+    /// (issue 30: a county named by a band that GeoNames splits differently).
+    Within,
 }
 
 /// How a unique place was singled out.
@@ -114,6 +131,169 @@ pub(crate) fn lookup(g: &Gazetteer, q: &Query, rules: &Rules) -> Lookup {
         Some(None) => return Lookup::NotFound,
         None => None,
     };
+    let answer = lookup_exact(g, q, cc, rules);
+    if rules.real_forms {
+        real_forms(g, q, cc, rules, answer)
+    } else {
+        answer
+    }
+}
+
+/// Issue 30's rules after the exact lookup: a region alone is no town; an unknown name
+/// may be "St." written out, or a near spelling one place confirms.
+fn real_forms(
+    g: &Gazetteer,
+    q: &Query,
+    cc: Option<[u8; 2]>,
+    rules: &Rules,
+    answer: Lookup,
+) -> Lookup {
+    let confirmed_by_region = matches!(&answer, Lookup::Found(m) if region_confirmed(m));
+    if !confirmed_by_region && let Some(region) = region_only(g, q, cc) {
+        return Lookup::RegionOnly { region };
+    }
+    if answer != Lookup::NotFound {
+        return answer;
+    }
+    let mut saints: Vec<Match> = Vec::new();
+    for reading in saint_readings(q.city) {
+        let q2 = Query {
+            city: &reading,
+            regions: q.regions,
+            country_code: q.country_code,
+        };
+        match lookup_exact(g, &q2, cc, rules) {
+            Lookup::Found(m) => {
+                if !saints.iter().any(|s| s.geonameid == m.geonameid) {
+                    saints.push(m);
+                }
+            }
+            Lookup::Ambiguous { candidates } => return Lookup::Ambiguous { candidates },
+            Lookup::NotFound | Lookup::RegionOnly { .. } => {}
+        }
+    }
+    match saints.len() {
+        0 => near_spelling(g, q, cc).unwrap_or(answer),
+        1 => saints.pop().map_or(answer, Lookup::Found),
+        n => Lookup::Ambiguous { candidates: n },
+    }
+}
+
+/// Whether the match was confirmed by a region part of the text.
+fn region_confirmed(m: &Match) -> bool {
+    ["region", "admin1", "area"]
+        .iter()
+        .any(|w| m.matched_on.contains(w))
+}
+
+/// A near spelling (crate::near) of a name no place of the country bears: the one place
+/// the named region confirms (a town, ≥ [`TOWN_MIN_POPULATION`], unless the region is
+/// second-level), or with no region the one place of the country a spelling slip away
+/// (a doubled letter, "oe" for "ö"), a town. Two or more → ambiguous; none → `None`.
+fn near_spelling(g: &Gazetteer, q: &Query, cc: Option<[u8; 2]>) -> Option<Lookup> {
+    let cc = cc?;
+    if names_place(g, q.city, Some(cc)) {
+        return None;
+    }
+    let mut hits: Vec<(NameRef, Slip)> = Vec::new();
+    for (variant, slip) in variants(&fold(q.city)) {
+        let Some(refs) = g.names.get(variant.as_str()) else {
+            continue;
+        };
+        for &r in refs.as_slice() {
+            if place(g, r).is_none_or(|p| p.cc != cc) {
+                continue;
+            }
+            match hits.iter_mut().find(|(h, _)| h.place() == r.place()) {
+                Some(h) => h.1 = h.1.min(slip),
+                None => hits.push((r, slip)),
+            }
+        }
+    }
+    if hits.is_empty() {
+        return None;
+    }
+    let refs: Vec<NameRef> = hits.iter().map(|(r, _)| *r).collect();
+    let (kept, how) = filter_by_regions(g, q, Some(cc), &refs, true);
+    let (kept, confidence, matched_on) = match how {
+        // A first-level region (a state, a province of a large country) spans too many
+        // villages: there the slip must name a town; a county or municipality confirms
+        // a place of any size.
+        RegionUse::Confirmed | RegionUse::FirstLevel | RegionUse::Within => {
+            let small_region = names_second_level(g, q, cc);
+            let kept: Vec<NameRef> = kept
+                .into_iter()
+                .filter(|r| {
+                    small_region
+                        || place(g, *r).is_some_and(|p| p.population >= TOWN_MIN_POPULATION)
+                })
+                .collect();
+            (kept, 0.8, "near+region")
+        }
+        // No region to confirm it: a spelling slip of the only such place of the country,
+        // and a town — a typo of a village is weak evidence ("Melilli" is no Melilla).
+        RegionUse::None | RegionUse::Unrecognised => {
+            let town = matches!(hits.as_slice(), [(r, Slip::Spelling)]
+                if place(g, *r).is_some_and(|p| p.population >= TOWN_MIN_POPULATION));
+            if !town {
+                return None;
+            }
+            (refs, 0.75, "near")
+        }
+    };
+    if kept.is_empty() {
+        return None;
+    }
+    let Some((chosen, pick)) = single_out(g, &kept, None) else {
+        return Some(Lookup::Ambiguous {
+            candidates: kept.len(),
+        });
+    };
+    let p = place(g, chosen)?;
+    let cluster_penalty = if pick == Pick::Cluster { 0.05 } else { 0.0 };
+    Some(Lookup::Found(to_match(
+        g,
+        p,
+        confidence - cluster_penalty,
+        matched_on,
+    )))
+}
+
+/// Whether a region part of the query names a second-level region of the country.
+fn names_second_level(g: &Gazetteer, q: &Query, cc: [u8; 2]) -> bool {
+    q.regions.iter().any(|r| {
+        g.region_names
+            .get(fold(r).as_str())
+            .into_iter()
+            .flatten()
+            .any(|&i| {
+                g.regions
+                    .get(i as usize)
+                    .is_some_and(|x| x.cc == cc && x.level == 2)
+            })
+    })
+}
+
+fn to_match(g: &Gazetteer, p: &Place, confidence: f64, matched_on: &'static str) -> Match {
+    Match {
+        geonameid: p.geonameid,
+        name: p.name.to_string(),
+        admin1: p
+            .admin1
+            .and_then(|i| g.regions.get(i as usize))
+            .map(|r| r.name.to_string()),
+        country_code: String::from_utf8_lossy(&p.cc).into_owned(),
+        lat: p.lat,
+        lon: p.lon,
+        population: p.population,
+        confidence,
+        granularity: "city",
+        matched_on,
+    }
+}
+
+/// Issue 13's lookup: commas, then the name.
+fn lookup_exact(g: &Gazetteer, q: &Query, cc: Option<[u8; 2]>, rules: &Rules) -> Lookup {
     if !rules.comma_rules {
         return lookup_one(g, q, cc, rules);
     }
@@ -179,7 +359,7 @@ pub(crate) fn two_towns(g: &Gazetteer, first: &str, second: &str, cc: [u8; 2]) -
         regions: &regions,
         country_code: None,
     };
-    let (held, how) = filter_by_regions(g, &q, Some(cc), &hits);
+    let (held, how) = filter_by_regions(g, &q, Some(cc), &hits, false);
     if !held.is_empty() && matches!(how, RegionUse::Confirmed | RegionUse::FirstLevel) {
         return false;
     }
@@ -244,7 +424,7 @@ fn lookup_one(g: &Gazetteer, q: &Query, cc: Option<[u8; 2]>, rules: &Rules) -> L
         return Lookup::NotFound;
     }
 
-    let (filtered, region_use) = filter_by_regions(g, q, cc, &hits);
+    let (filtered, region_use) = filter_by_regions(g, q, cc, &hits, rules.real_forms);
     if filtered.is_empty() {
         // A known region that holds no place of that name: the place is not in our data.
         return Lookup::NotFound;
@@ -254,7 +434,9 @@ fn lookup_one(g: &Gazetteer, q: &Query, cc: Option<[u8; 2]>, rules: &Rules) -> L
     } else {
         filtered
     };
-    let Some((chosen, pick)) = single_out(g, &filtered, rules.dominance) else {
+    // Within an area only: a unique place or one spot, never population.
+    let dominance = rules.dominance.filter(|_| region_use != RegionUse::Within);
+    let Some((chosen, pick)) = single_out(g, &filtered, dominance) else {
         return Lookup::Ambiguous {
             candidates: filtered.len(),
         };
@@ -262,25 +444,17 @@ fn lookup_one(g: &Gazetteer, q: &Query, cc: Option<[u8; 2]>, rules: &Rules) -> L
     let Some(p) = place(g, chosen) else {
         return Lookup::NotFound;
     };
-    let (mut confidence, matched_on) = score(region_use, pick, chosen.is_alternate());
+    let (mut confidence, mut matched_on) = score(region_use, pick, chosen.is_alternate());
     if cc.is_none() {
         confidence -= NO_COUNTRY_PENALTY;
     }
-    Lookup::Found(Match {
-        geonameid: p.geonameid,
-        name: p.name.to_string(),
-        admin1: p
-            .admin1
-            .and_then(|i| g.regions.get(i as usize))
-            .map(|r| r.name.to_string()),
-        country_code: String::from_utf8_lossy(&p.cc).into_owned(),
-        lat: p.lat,
-        lon: p.lon,
-        population: p.population,
-        confidence,
-        granularity: "city",
-        matched_on,
-    })
+    if p.former {
+        matched_on = match region_use {
+            RegionUse::None | RegionUse::Unrecognised => "former",
+            _ => "former+region",
+        };
+    }
+    Lookup::Found(to_match(g, p, confidence, matched_on))
 }
 
 /// A current name beats a historical or alternate one (issue 13): when a town (≥
@@ -299,12 +473,14 @@ fn current_names_first(g: &Gazetteer, cands: Vec<NameRef>) -> Vec<NameRef> {
     }
 }
 
-/// Keeps the candidates that lie in every recognised region part.
+/// Keeps the candidates that lie in every recognised region part; with `area` (issue
+/// 30), when none does, those within the area of every part ([`RegionUse::Within`]).
 fn filter_by_regions(
     g: &Gazetteer,
     q: &Query,
     cc: Option<[u8; 2]>,
     hits: &[NameRef],
+    area: bool,
 ) -> (Vec<NameRef>, RegionUse) {
     let mut sets: Vec<Vec<u32>> = Vec::new();
     let mut any_text = false;
@@ -350,6 +526,34 @@ fn filter_by_regions(
     if !all.is_empty() {
         return (all, RegionUse::Confirmed);
     }
+    // The area confirms a place; it picks one among namesakes only when that one is a
+    // town: a village of a common name inside a county's box may be another village than
+    // the band's, which GeoNames lacks.
+    let within = || -> Vec<NameRef> {
+        if !area {
+            return Vec::new();
+        }
+        let inside: Vec<NameRef> = hits
+            .iter()
+            .copied()
+            .filter(|r| {
+                place(g, *r).is_some_and(|p| {
+                    sets.iter().all(|s| {
+                        s.iter().any(|&x| {
+                            g.areas
+                                .get(x as usize)
+                                .is_some_and(|a| a.holds(p.lat, p.lon))
+                        })
+                    })
+                })
+            })
+            .collect();
+        let alone = hits.len() == inside.len();
+        inside
+            .into_iter()
+            .filter(|r| alone || place(g, *r).is_some_and(|p| p.population >= TOWN_MIN_POPULATION))
+            .collect()
+    };
     let first_level: Vec<Vec<u32>> = sets
         .iter()
         .map(|s| {
@@ -361,9 +565,22 @@ fn filter_by_regions(
         .filter(|s| !s.is_empty())
         .collect();
     if first_level.is_empty() || first_level == sets {
-        return (Vec::new(), RegionUse::Confirmed);
+        let w = within();
+        let how = if w.is_empty() {
+            RegionUse::Confirmed
+        } else {
+            RegionUse::Within
+        };
+        return (w, how);
     }
-    (keep(&first_level), RegionUse::FirstLevel)
+    let fl = keep(&first_level);
+    if fl.is_empty() {
+        let w = within();
+        if !w.is_empty() {
+            return (w, RegionUse::Within);
+        }
+    }
+    (fl, RegionUse::FirstLevel)
 }
 
 /// One candidate, a cluster of candidates at one spot, or a dominant one; else None.
@@ -409,7 +626,7 @@ fn single_out(
 /// The confidence table of docs/gazetteer.md.
 fn score(region: RegionUse, pick: Pick, alternate: bool) -> (f64, &'static str) {
     let (base, on) = match (pick, region, alternate) {
-        (Pick::Dominant, RegionUse::Confirmed | RegionUse::FirstLevel, _) => {
+        (Pick::Dominant, RegionUse::Confirmed | RegionUse::FirstLevel | RegionUse::Within, _) => {
             (0.8, "name+region+population")
         }
         (Pick::Dominant, _, _) => (0.75, "name+population"),
@@ -417,6 +634,8 @@ fn score(region: RegionUse, pick: Pick, alternate: bool) -> (f64, &'static str) 
         (_, RegionUse::Confirmed, true) => (0.9, "alternate+region"),
         (_, RegionUse::FirstLevel, false) => (0.85, "name+admin1"),
         (_, RegionUse::FirstLevel, true) => (0.8, "alternate+admin1"),
+        (_, RegionUse::Within, false) => (0.8, "name+area"),
+        (_, RegionUse::Within, true) => (0.75, "alternate+area"),
         (_, RegionUse::None, false) => (0.9, "name"),
         (_, RegionUse::None, true) => (0.85, "alternate"),
         (_, RegionUse::Unrecognised, false) => (0.85, "name"),
@@ -426,7 +645,7 @@ fn score(region: RegionUse, pick: Pick, alternate: bool) -> (f64, &'static str) 
     (base - cluster_penalty, on)
 }
 
-fn place(g: &Gazetteer, r: NameRef) -> Option<&Place> {
+pub(crate) fn place(g: &Gazetteer, r: NameRef) -> Option<&Place> {
     g.places.get(r.place() as usize)
 }
 

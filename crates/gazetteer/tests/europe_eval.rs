@@ -225,6 +225,10 @@ fn europe_eval() {
                 not_found += 1;
                 eprintln!("not found {:?} ({})", c.text, c.cc);
             }
+            Lookup::RegionOnly { region } => {
+                not_found += 1;
+                eprintln!("region only ({region}) {:?} ({})", c.text, c.cc);
+            }
         }
     }
     let n = cases.len() as f64;

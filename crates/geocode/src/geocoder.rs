@@ -209,6 +209,11 @@ impl Geocoder {
                 place.label()
             )),
             Lookup::NotFound => notes.push(format!("gazetteer: {} not found", place.label())),
+            // Issue 30: a region alone is no town; the note says so for the console.
+            Lookup::RegionOnly { region } => notes.push(format!(
+                "gazetteer: {} names a region only ({region}): région seulement",
+                place.label()
+            )),
         }
         bandmap_metrics::geocoder::gazetteer(false);
         None

@@ -9,9 +9,11 @@
 //! `bench/gazetteer-precision.sh` (the full 100,000 rows, figures printed).
 
 mod generate;
+mod real;
 mod score;
 
 pub use generate::{Form, Row, Town, generate};
+pub use real::{BadLine, Class, RealRow, parse_real};
 pub use score::{Score, Unresolved, WrongPlace, score};
 
 /// A placed point within this distance of a true town is right; farther from every true

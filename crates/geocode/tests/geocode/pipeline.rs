@@ -407,6 +407,28 @@ async fn without_a_provider_the_gazetteer_still_runs_and_other_rows_wait() {
     );
 }
 
+/// Issue 30: a region alone ("Hordaland", a region of the tiny gazetteer) is never placed
+/// by the gazetteer; without a provider the row waits, and its error says what it is.
+#[tokio::test]
+async fn a_region_alone_is_noted_region_only_and_never_placed() {
+    let db = bandmap_test_support::TestDb::new().await;
+    let geo = FakeGeoapify::start().await;
+    let mut cfg = config(&geo);
+    cfg.api_key = None;
+    let w = worker(&db.pool, &cfg, Some(tiny_gazetteer()));
+    let region = row(&db.pool, 1, 0, "Hordaland", &[], "Norway", "NO").await;
+    assert_eq!(run_once(&w).await, Outcome::Waiting { id: region });
+    let s = state(&db.pool, region).await;
+    assert_eq!(s.geocode_status, "pending");
+    assert!(s.lat.is_none(), "a region alone gets no point");
+    let err = s.error.unwrap();
+    assert!(
+        err.contains("names a region only (Vestland): région seulement"),
+        "{err}"
+    );
+    assert_eq!(geo.call_count(), 0);
+}
+
 #[tokio::test]
 async fn without_a_provider_an_undecided_row_goes_to_the_llm_when_one_is_configured() {
     // Issue 19 point 7: GEOCODER_PROVIDER=none (or no key) and the gazetteer cannot decide.
