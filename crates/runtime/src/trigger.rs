@@ -32,7 +32,8 @@ pub async fn triggered<T, E: Display>(
         }
     };
     match triggers::fail_if_claimed(pool, trigger.id, &reason).await {
-        Ok(_) => tracing::warn!(trigger = trigger.id, %reason, "trigger closed as error"),
+        Ok(true) => tracing::warn!(trigger = trigger.id, %reason, "trigger closed as error"),
+        Ok(false) => {}
         Err(e) => tracing::error!(trigger = trigger.id, error = %e, "trigger left claimed"),
     }
     match outcome {
