@@ -6,7 +6,8 @@ Scenarios (each alone, from the attacker address 127.0.0.2 while the probes come
   nonreading  N connections each pipelining 30 requests for a large answer, never reading;
   trickle     N logins sending their headers and then one body byte every 2 s;
   refused     one address locked by 5 wrong passwords, then logins with random 200-character
-              usernames for the duration: the rows of admin_login_attempts are counted
+              usernames for the duration from N concurrent senders (--conns): the rows of
+              admin_login_attempts are counted
               (the caller counts them with psql; this prints the attempts sent).
 During the first two, /healthz and the band card /api/bands/1 are probed twice a second
 with a 5 s timeout: latencies p50/p99/max (ms) and failures are printed.
@@ -123,13 +124,20 @@ def refused(args):
             return 0
     for i in range(5):
         login(f"user{i}", "wrong")
-    sent = 0
     end = time.monotonic() + args.duration
-    while time.monotonic() < end:
-        user = "".join(random.choices(string.ascii_letters, k=200))
-        login(user, "guess")
-        sent += 1
-    print(f"  refused logins sent: {sent}")
+
+    def worker(_):
+        sent = 0
+        while time.monotonic() < end:
+            login("".join(random.choices(string.ascii_letters, k=200)), "guess")
+            sent += 1
+        return sent
+
+    # Many connections at once, as a flood: each is held ~1 s per refusal by the tarpit.
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(args.conns) as pool:
+        sent = sum(pool.map(worker, range(args.conns)))
+    print(f"  refused logins sent: {sent} from {args.conns} connections")
 
 
 def main():

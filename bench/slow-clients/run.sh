@@ -8,7 +8,8 @@
 # and the rows it wrote. Both binaries in the same run, on the same data.
 # Needs: PostgreSQL+PostGIS on 127.0.0.1:5432 (user postgres), python3. Loopback only.
 # Env: DURATION (20), REFUSED_SECS (60), PORT (18083), BEFORE_BIN (unset: skip),
-#      AFTER_BIN (target/release/bandmap, built when missing), PROFILE (release).
+#      AFTER_BIN (target/release/bandmap, built when missing), PROFILE (release),
+#      SCENARIOS ("nonreading trickle refused").
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -17,6 +18,7 @@ DURATION=${DURATION:-20}
 REFUSED_SECS=${REFUSED_SECS:-60}
 PORT=${PORT:-18083}
 PROFILE=${PROFILE:-release}
+SCENARIOS=${SCENARIOS:-nonreading trickle refused}
 PG="postgres://postgres@127.0.0.1:5432"
 cd "$ROOT"
 
@@ -38,17 +40,22 @@ run_one() {
     GEOCODER_PROVIDER=none RUST_LOG=warn "$bin" serve >"$log" 2>&1 &
   local pid=$!
   for _ in $(seq 1 60); do curl -fsS "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break; sleep 1; done
-  echo "== $label: 520 non-reading connections (30 pipelined /api/openapi.json each)"
-  python3 "$HERE/attack.py" nonreading --port "$PORT" --conns 520 --duration "$DURATION"
-  sleep 2
-  echo "== $label: 600 trickling logins"
-  python3 "$HERE/attack.py" trickle --port "$PORT" --conns 600 --duration "$DURATION"
-  sleep 2
-  echo "== $label: ${REFUSED_SECS} s of refused logins, random 200-character usernames, one locked address"
-  local before; before=$(psql "$PG/$db" -tAc "SELECT count(*) FROM admin_login_attempts")
-  python3 "$HERE/attack.py" refused --port "$PORT" --duration "$REFUSED_SECS"
-  sleep 6 # the refused attempts are written every 5 s
-  psql "$PG/$db" -tAc "SELECT '  rows written: ' || count(*) - $before || ', attempts counted: ' || coalesce(sum(attempts), 0) || ', longest username: ' || coalesce(max(length(username)), 0) FROM admin_login_attempts"
+  if [[ " $SCENARIOS " == *" nonreading "* ]]; then
+    echo "== $label: 520 non-reading connections (30 pipelined /api/openapi.json each)"
+    python3 "$HERE/attack.py" nonreading --port "$PORT" --conns 520 --duration "$DURATION"
+    sleep 2
+  fi
+  if [[ " $SCENARIOS " == *" trickle "* ]]; then
+    echo "== $label: 600 trickling logins"
+    python3 "$HERE/attack.py" trickle --port "$PORT" --conns 600 --duration "$DURATION"
+    sleep 2
+  fi
+  if [[ " $SCENARIOS " == *" refused "* ]]; then
+    echo "== $label: ${REFUSED_SECS} s of refused logins from 50 connections, random 200-character usernames, one locked address"
+    python3 "$HERE/attack.py" refused --port "$PORT" --conns 50 --duration "$REFUSED_SECS"
+    sleep 6 # the refused attempts are written every 5 s
+    psql "$PG/$db" -tAc "SELECT '  rows: ' || count(*) || ' (5 of them the failures that locked the address), attempts counted: ' || coalesce(sum(attempts), 0) || ', longest username: ' || coalesce(max(length(username)), 0) FROM admin_login_attempts"
+  fi
   kill "$pid"; wait "$pid" 2>/dev/null || true
   rm -f "$log"
   psql "$PG/postgres" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)"

@@ -216,3 +216,26 @@ async fn a_minute_of_refused_logins_with_random_usernames_writes_a_bounded_numbe
     assert_eq!(counted, 5 + sent, "every attempt is still counted");
     assert!(longest <= 64, "usernames are stored short: {longest}");
 }
+
+#[tokio::test]
+async fn a_locked_key_is_refused_as_locked_even_when_the_password_slot_is_busy() {
+    // Issue 31: the lock is checked before a password-check slot is taken, so a locked key
+    // never holds the slot and is told how long it is locked, not "busy, retry in 1 s".
+    let app = spawn_app_with(&[("HTTP_REFUSAL_DELAY_MS", "0")], None).await;
+    sqlx::query(
+        "INSERT INTO admin_login_attempts (username, ip, at, success)
+         SELECT 'admin', '192.0.2.1', now() - interval '1 minute', FALSE FROM generate_series(1, 5)",
+    )
+    .execute(&app.db.pool)
+    .await
+    .unwrap();
+    let _slot = app.state.login_gate.try_check().expect("the one slot");
+    let res = login(&app, ADMIN_USER, ADMIN_PASSWORD, "192.0.2.77").await;
+    assert_eq!(res.status(), 429);
+    let wait: u64 = res.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(wait > 800, "told the lock, not the busy slot: {wait}");
+}
