@@ -11,7 +11,9 @@
 //! connection cap) are held at once; past that a refusal is sent at once, and the cap keeps
 //! its other half for everyone else. Nor is a refusal held for a peer that already holds
 //! more connections than a browser opens (issue 31, [`crate::connections`]): holding would
-//! only help one client keep connections open.
+//! only help one client keep connections open. Such a refusal is sent at once with
+//! `Connection: close`, so the peer gives the connection back and pays a new one for its
+//! next attempt.
 
 use crate::connections::PeerConnections;
 use axum::extract::{Request, State};
@@ -62,9 +64,17 @@ pub async fn hold_refusals(
         .extensions()
         .get::<PeerConnections>()
         .is_some_and(PeerConnections::holds_many);
-    let response = next.run(req).await;
+    let mut response = next.run(req).await;
+    if many && response.status() == StatusCode::TOO_MANY_REQUESTS {
+        // Not held, and the connection is not kept either: a flood from one address pays a
+        // new connection per refusal (under the per-address cap) instead of a held slot.
+        response.headers_mut().insert(
+            axum::http::header::CONNECTION,
+            axum::http::HeaderValue::from_static("close"),
+        );
+        return response;
+    }
     if response.status() == StatusCode::TOO_MANY_REQUESTS
-        && !many
         && !tarpit.delay.is_zero()
         && let Ok(_hold) = tarpit.holds.try_acquire()
     {
@@ -168,6 +178,7 @@ mod tests {
         let res = app.clone().oneshot(req).await.unwrap();
         assert_eq!(res.status(), StatusCode::TOO_MANY_REQUESTS);
         assert_eq!(started.elapsed(), Duration::ZERO, "not held");
+        assert_eq!(res.headers()["connection"], "close", "nor kept");
         // The same peer with a browser's share of connections is held again.
         drop(held);
         let mut req = Request::builder()
