@@ -161,6 +161,7 @@ fn generate(n_points: usize) -> Vec<PointRow> {
                 lon: town.lon,
                 lat: town.lat,
                 step_order: step,
+                parsed_step: step,
                 step_label: (steps > 1).then(|| {
                     if step == 0 {
                         "early".to_string()
