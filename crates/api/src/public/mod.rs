@@ -6,6 +6,7 @@ pub mod cache;
 pub mod clusters;
 pub mod countries;
 pub mod flows;
+pub mod map_state;
 pub mod params;
 pub mod rate_limit;
 pub mod search;

@@ -5,9 +5,9 @@ pub mod body;
 pub mod params;
 
 use super::cache::{self, CACHE_CONTROL};
+use super::map_state::MapState;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::Query;
-use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -23,16 +23,12 @@ use std::hash::{Hash, Hasher};
         (status = 304, description = "not modified (If-None-Match)"),
         (status = 400, description = "malformed parameter", body = ErrorBody)))]
 pub async fn flows(
-    State(state): State<AppState>,
+    State(map): State<MapState>,
     headers: HeaderMap,
     Query(p): Query<FlowsParams>,
 ) -> Result<Response, ApiError> {
     let query = p.parse()?;
-    let snap = state
-        .map
-        .get(&state.pool)
-        .await
-        .map_err(ApiError::internal)?;
+    let snap = map.snapshot().await.map_err(ApiError::internal)?;
     let etag = etag(snap.fingerprint, "flows", &query, None);
     if cache::not_modified(&headers, &etag) {
         return Ok(cache::not_modified_response(&etag));
@@ -50,16 +46,12 @@ pub async fn flows(
         (status = 304, description = "not modified (If-None-Match)"),
         (status = 400, description = "malformed parameter", body = ErrorBody)))]
 pub async fn flow_bands(
-    State(state): State<AppState>,
+    State(map): State<MapState>,
     headers: HeaderMap,
     Query(p): Query<FlowBandsParams>,
 ) -> Result<Response, ApiError> {
     let params::FlowRequest { query, from, to } = p.parse()?;
-    let snap = state
-        .map
-        .get(&state.pool)
-        .await
-        .map_err(ApiError::internal)?;
+    let snap = map.snapshot().await.map_err(ApiError::internal)?;
     let etag = etag(snap.fingerprint, "flow-bands", &query, Some((from, to)));
     if cache::not_modified(&headers, &etag) {
         return Ok(cache::not_modified_response(&etag));

@@ -6,6 +6,7 @@ use crate::map::family::{COUNT, Mix};
 use crate::map::filter::Filter;
 use crate::map::flows::pair_hash::KeyMap;
 use crate::map::flows::places::Place;
+use crate::map::flows::view::View;
 use crate::map::grid::{self, MAX_LEVEL};
 use crate::map::query::{Bbox, plan};
 use crate::map::snapshot::Snapshot;
@@ -88,10 +89,6 @@ pub(crate) fn kept(bits: Option<&[u64]>, i: usize) -> bool {
     bits.is_none_or(|b| (b[i / 64] >> (i % 64)) & 1 == 1)
 }
 
-fn covers_the_world(b: &Bbox) -> bool {
-    b.min_lon <= -180.0 && b.min_lat <= -90.0 && b.max_lon >= 180.0 && b.max_lat >= 90.0
-}
-
 impl Snapshot {
     /// Answers a flow query.
     pub fn flows(&self, q: &FlowQuery) -> FlowAnswer<'_> {
@@ -161,41 +158,74 @@ impl Snapshot {
     }
 
     /// Every pair of distinct level-`level` cells joined by a segment of a kept band with
-    /// an end inside `bbox`, with its counts, in order of first segment.
+    /// an end inside `bbox`, with its counts, ordered by (start, end) cell key.
+    ///
+    /// The segments are sorted by start point, so the start cells come in ascending
+    /// order: the ends of one start cell are gathered (end key and family packed in one
+    /// word), sorted and counted, with no table over every pair of the view.
     pub fn flow_pairs(&self, level: u32, bbox: &Bbox, bits: Option<&[u64]>) -> Vec<PairCount> {
         let paths = &self.flows.paths;
         let p = &self.points;
         let shift = 2 * (MAX_LEVEL - level.min(MAX_LEVEL));
-        let world = covers_the_world(bbox);
-        let mut slot_of: KeyMap<(u64, u64), u32> = KeyMap::default();
+        let view = View::new(bbox);
         let mut out: Vec<PairCount> = Vec::new();
-        for (&a, &b) in paths.from.iter().zip(&paths.to) {
-            let (a, b) = (a as usize, b as usize);
+        let mut ends: Vec<u64> = Vec::new();
+        let mut start: Option<u64> = None;
+        for s in 0..paths.len() {
+            let a = paths.from[s] as usize;
             if !kept(bits, a) {
                 continue;
             }
-            let (ka, kb) = (p.morton[a] >> shift, p.morton[b] >> shift);
-            if ka == kb {
+            let ka = p.morton[a] >> shift;
+            let mb = paths.to_morton[s];
+            let kb = mb >> shift;
+            if ka == kb
+                || !(view.contains(p, a) || view.contains_coded(p, paths.to[s] as usize, mb))
+            {
                 continue;
             }
-            if !world && !bbox.contains(p.lon[a], p.lat[a]) && !bbox.contains(p.lon[b], p.lat[b]) {
-                continue;
+            if start != Some(ka) {
+                if let Some(k) = start {
+                    count_ends(k, &mut ends, &mut out);
+                }
+                start = Some(ka);
             }
-            let slot = *slot_of.entry((ka, kb)).or_insert_with(|| {
-                out.push(PairCount {
-                    from: ka,
-                    to: kb,
-                    count: 0,
-                    families: [0; COUNT],
-                });
-                (out.len() - 1) as u32
-            });
-            let pair = &mut out[slot as usize];
-            pair.count += 1;
-            pair.families[usize::from(self.mix.at(a)).min(COUNT - 1)] += 1;
+            ends.push(kb << FAMILY_BITS | u64::from(self.mix.at(a)));
+        }
+        if let Some(k) = start {
+            count_ends(k, &mut ends, &mut out);
         }
         out
     }
+}
+
+/// Bits of a packed end word holding the family.
+const FAMILY_BITS: u32 = 4;
+
+/// Counts the packed ends of one start cell into pairs (and empties the list).
+fn count_ends(from: u64, ends: &mut Vec<u64>, out: &mut Vec<PairCount>) {
+    ends.sort_unstable();
+    for &e in ends.iter() {
+        let to = e >> FAMILY_BITS;
+        let family = ((e & ((1 << FAMILY_BITS) - 1)) as usize).min(COUNT - 1);
+        match out.last_mut() {
+            Some(last) if last.from == from && last.to == to => {
+                last.count += 1;
+                last.families[family] += 1;
+            }
+            _ => {
+                let mut families = [0; COUNT];
+                families[family] = 1;
+                out.push(PairCount {
+                    from,
+                    to,
+                    count: 1,
+                    families,
+                });
+            }
+        }
+    }
+    ends.clear();
 }
 
 /// Level coordinates of a cell key (for the answer).

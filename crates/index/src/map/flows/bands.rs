@@ -49,17 +49,25 @@ impl Snapshot {
         let bits = index.as_ref().map(|ix| ix.bits.as_slice());
         let p = &self.points;
         let paths = &self.flows.paths;
-        // Segments are grouped by band: count each band's moves as they come.
+        let view = crate::map::flows::view::View::new(&q.bbox);
+        // The segments starting in the start cell are one run (sorted by start point).
+        let cell = crate::map::flows::places::cell_run(&p.morton, level, kf);
+        let lo = paths.from.partition_point(|&a| (a as usize) < cell.start);
+        let hi = paths.from.partition_point(|&a| (a as usize) < cell.end);
+        let mut bands: Vec<u32> = Vec::new();
+        for s in lo..hi {
+            let (a, mb) = (paths.from[s] as usize, paths.to_morton[s]);
+            if mb >> shift != kt || !kept(bits, a) {
+                continue;
+            }
+            if !(view.contains(p, a) || view.contains_coded(p, paths.to[s] as usize, mb)) {
+                continue;
+            }
+            bands.push(p.band[a]);
+        }
+        bands.sort_unstable();
         let mut moves: Vec<(u32, u32)> = Vec::new();
-        for (&a, &b) in paths.from.iter().zip(&paths.to) {
-            let (a, b) = (a as usize, b as usize);
-            if p.morton[a] >> shift != kf || p.morton[b] >> shift != kt || !kept(bits, a) {
-                continue;
-            }
-            if !q.bbox.contains(p.lon[a], p.lat[a]) && !q.bbox.contains(p.lon[b], p.lat[b]) {
-                continue;
-            }
-            let band = p.band[a];
+        for band in bands {
             match moves.last_mut() {
                 Some((last, n)) if *last == band => *n += 1,
                 _ => moves.push((band, 1)),

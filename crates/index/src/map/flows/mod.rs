@@ -10,6 +10,7 @@ pub mod bodies;
 pub mod pair_hash;
 pub mod paths;
 pub mod places;
+pub mod view;
 
 #[cfg(test)]
 mod tests;

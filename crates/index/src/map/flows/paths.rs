@@ -1,24 +1,29 @@
 //! The segments of the bands' paths: for each band, its placed points in path order
 //! (`parsed_step`, then `location_id` — a manual override keeps the parser's step, so it
 //! takes the place of the step it corrects, as on the card), and one segment per pair of
-//! consecutive points. Two columns of point indexes, grouped by band.
+//! consecutive points. Stored sorted by start point, so by the start's Morton code: a
+//! query reads the start points' columns forward and the segments of one start cell are
+//! contiguous at every level; the end's finest Morton code is kept beside (the ends are
+//! scattered, one random read each would dominate a query).
 
 use crate::map::groups::Groups;
 use crate::map::snapshot::Points;
 
-/// Segments `from[s] → to[s]` (point indexes), all of one band contiguous.
+/// Segments `from[s] → to[s]` (point indexes), sorted by `from` (then `to`).
 #[derive(Debug, Default)]
 pub struct Paths {
     /// Start point of each segment.
     pub from: Vec<u32>,
     /// End point of each segment.
     pub to: Vec<u32>,
+    /// Finest-level Morton code of each segment's end (`points.morton[to]`).
+    pub to_morton: Vec<u64>,
 }
 
 impl Paths {
     /// Lists the segments of every band of `band_points`.
     pub fn build(points: &Points, band_points: &Groups, path_step: &[i32]) -> Paths {
-        let mut paths = Paths::default();
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
         let mut ordered: Vec<u32> = Vec::new();
         for band in 0..band_points.keys() as u32 {
             let own = band_points.get(band);
@@ -34,14 +39,14 @@ impl Paths {
                     points.location_id[p],
                 )
             });
-            for pair in ordered.windows(2) {
-                paths.from.push(pair[0]);
-                paths.to.push(pair[1]);
-            }
+            pairs.extend(ordered.windows(2).map(|w| (w[0], w[1])));
         }
-        paths.from.shrink_to_fit();
-        paths.to.shrink_to_fit();
-        paths
+        pairs.sort_unstable();
+        Paths {
+            from: pairs.iter().map(|p| p.0).collect(),
+            to: pairs.iter().map(|p| p.1).collect(),
+            to_morton: pairs.iter().map(|p| points.morton[p.1 as usize]).collect(),
+        }
     }
 
     /// Number of segments.
@@ -56,6 +61,6 @@ impl Paths {
 
     /// Approximate bytes held.
     pub fn bytes(&self) -> usize {
-        8 * self.from.len()
+        16 * self.from.len()
     }
 }
