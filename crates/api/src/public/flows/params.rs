@@ -66,10 +66,10 @@ pub struct FlowBandsParams {
     #[param(value_type = Option<String>)]
     family: Option<String>,
     /// The start place's `cell` (`x,y`) in the `/api/flows` answer. Required.
-    #[param(value_type = String, example = "545,297")]
+    #[param(value_type = String, pattern = r"^[0-9]{1,6},[0-9]{1,6}$", example = "545,297")]
     from: Option<String>,
     /// The end place's `cell` (`x,y`). Required.
-    #[param(value_type = String, example = "541,305")]
+    #[param(value_type = String, pattern = r"^[0-9]{1,6},[0-9]{1,6}$", example = "541,305")]
     to: Option<String>,
 }
 
