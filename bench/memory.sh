@@ -89,6 +89,15 @@ workload() {
   for y in $(seq 1980 2019); do # 40 distinct filters (the timeline's play button)
     curl -fs "$BASE/api/clusters?zoom=4&bbox=-20,30,45,72&year_max=$y&breakdown=families" -o /dev/null || true
   done
+  # The flows layer (issue 27; a build without it answers 404): its views and the
+  # timeline's filters, as the page asks them with the layer on.
+  for z in 3 4 6 8 10; do
+    curl -fs "$BASE/api/flows?zoom=$z" -o /dev/null || true
+    curl -fs "$BASE/api/flows?zoom=$z&family=black,death&limit=200" -o /dev/null || true
+  done
+  for y in $(seq 1980 2019); do
+    curl -fs "$BASE/api/flows?zoom=4&bbox=-20,30,45,72&year_max=$y" -o /dev/null || true
+  done
 }
 
 measure() { # label binary

@@ -61,6 +61,23 @@ export function showStack(items) {
   card().focus();
 }
 
+/** A list of bands under a title (the bands of a flow, flows.js): choosing one opens its
+ *  card. `note`: a line under the title, or null. */
+export function showBandList(title, bands, note = null) {
+  if (cardCtrl) cardCtrl.abort();
+  clearPath();
+  showCardShell();
+  card().replaceChildren(
+    cardHeader(title),
+    note ? h('p', { class: 'muted' }, note) : null,
+    h('ul', { class: 'band-list', id: 'flow-bands', 'aria-label': title }, bands.map((b) => h('li', null,
+      h('button', { type: 'button', onclick: () => openCard(b.ma_id), 'data-ma-id': b.ma_id },
+        h('span', { class: 'name' }, text(b.name)),
+        h('span', { class: 'muted' }, ` · ${text(b.genre)} · ${text(b.formed_year)}`))))),
+  );
+  card().focus();
+}
+
 function facts(b) {
   const row = (label, value) => [h('dt', null, label), h('dd', null, text(value))];
   return h('dl', null,

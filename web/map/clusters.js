@@ -58,7 +58,7 @@ function addStack(latlng, items) {
   const mix = {};
   for (const p of items) mix[familyOf(p)] = (mix[familyOf(p)] || 0) + 1;
   accessibleMarker(latlng, markerIcon('bm-point bm-stack bm-ring', 24, String(items.length), ringGradient(mix)),
-    `${items.length} groupes à ${text(items[0].location_raw)}`, () => handlers.openStack(items), { count: items.length, kind: 'stack' })
+    `${items.length} groupes à ${text(items[0].location_raw)}`, () => handlers.openStack(items, latlng), { count: items.length, kind: 'stack' })
     .addTo(layer);
 }
 
@@ -67,7 +67,7 @@ function openPendingTown(stacks) {
   const near = [...stacks.values()].find(({ latlng, items }) => items.length > 1
     && Math.abs(latlng.lat - pendingTown.lat) < 1e-5 && Math.abs(latlng.lng - pendingTown.lng) < 1e-5);
   pendingTown = null;
-  if (near) handlers.openStack(near.items);
+  if (near) handlers.openStack(near.items, near.latlng);
 }
 
 /** Draws a FeatureCollection; returns the number of points (bands' steps) it holds. */

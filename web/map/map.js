@@ -6,6 +6,7 @@ import { state, initialView, updateUrl, onFiltersChange, urlHasView } from './st
 import { addOutline } from './outline.js';
 import { initClusters, loadClusters, setClustersShown } from './clusters.js';
 import { initDensity, loadDensity } from './density.js';
+import { initFlows, loadFlows, showTownFlows } from './flows.js';
 import { initCard, openCard, showStack } from './card.js';
 import { initFilters } from './filters.js';
 import { initSearch } from './search.js';
@@ -52,19 +53,24 @@ function start() {
   state.map = map;
   addTiles(map);
   addOutline(map);
-  initClusters(map, { openBand: openCard, openStack: showStack, families: showFamilyCounts });
+  const openStack = (items, latlng) => {
+    showStack(items);
+    if (latlng) showTownFlows(latlng);
+  };
+  initClusters(map, { openBand: openCard, openStack, families: showFamilyCounts });
   initDensity(map, setClustersShown);
+  initFlows(map);
   initCard(map);
   addLegend(map);
   initFilters();
   initSearch(openCard);
   initTimeline();
-  const reload = debounce(loadClusters, MOVE_DEBOUNCE_MS);
+  const reload = debounce(() => Promise.all([loadClusters(), loadFlows()]), MOVE_DEBOUNCE_MS);
   map.on('moveend', () => {
     updateUrl();
     reload();
   });
-  onFiltersChange(() => Promise.all([loadClusters(), loadDensity()]));
+  onFiltersChange(() => Promise.all([loadClusters(), loadDensity(), loadFlows()]));
   updateUrl();
   loadClusters();
   // A shared link reopens the card at the link's view; a bare ?band= frames the path.

@@ -1,5 +1,5 @@
 // The page state that a shared link carries: view, filters, open band.
-// /?lat=..&lon=..&z=..&genre=..&country=..&status=..&year_min=..&year_max=..&family=black,doom&layer=density&band=<ma_id>
+// /?lat=..&lon=..&z=..&genre=..&country=..&status=..&year_min=..&year_max=..&family=black,doom&layer=density&flows=1&band=<ma_id>
 import { num } from './dom.js';
 import { parseFamilies } from './families.js';
 
@@ -13,6 +13,7 @@ export const state = {
   families: parseFamilies(initial.get('family')), // genre families kept (legend); [] = all
   openBand: initial.get('band') || null,
   layer: initial.get('layer') === 'density' ? 'density' : null, // the density choropleth instead of the clusters
+  flows: initial.get('flows') === '1', // the flows layer (flows.js)
   map: null,
 };
 
@@ -41,6 +42,7 @@ export function updateUrl() {
   for (const k of FILTERS) if (state.filters[k]) p.set(k, state.filters[k]);
   if (state.families.length) p.set('family', state.families.join(','));
   if (state.layer) p.set('layer', state.layer);
+  if (state.flows) p.set('flows', '1');
   if (state.openBand) p.set('band', state.openBand);
   history.replaceState(null, '', `${location.pathname}?${p.toString()}`);
 }

@@ -38,6 +38,9 @@ pub struct PointRow {
     pub lat: f64,
     /// Display order of the step.
     pub step_order: i32,
+    /// The parser's step order (never changes; a manual override keeps it): the band's
+    /// path order is `(parsed_step, location_id)`, as on the card (docs/map.md "Flows").
+    pub parsed_step: i32,
     /// Step label.
     pub step_label: Option<String>,
     /// Raw location text of the step.

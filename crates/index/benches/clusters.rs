@@ -111,8 +111,10 @@ fn towns() -> Vec<Town> {
         .collect()
 }
 
-/// Synthetic bands: ~2/3 with one located step, ~1/3 with two.
-fn generate(n_points: usize) -> Vec<PointRow> {
+/// Synthetic bands: ~2/3 with one located step, ~1/3 with two, until `n_points` points;
+/// or, with `n_bands` (`--bands`, the flows benchmark), that many bands of which 36 % have
+/// two or more steps (30 % two, 6 % three).
+fn generate(n_points: usize, n_bands: Option<usize>) -> Vec<PointRow> {
     let towns = towns();
     let mut cumulative = Vec::with_capacity(towns.len());
     let mut total = 0.0;
@@ -127,7 +129,11 @@ fn generate(n_points: usize) -> Vec<PointRow> {
     };
     let mut rows = Vec::with_capacity(n_points);
     let mut ma_id = 0i64;
-    while rows.len() < n_points {
+    let more = |rows: &Vec<PointRow>, ma_id: i64| match n_bands {
+        Some(b) => (ma_id as usize) < b,
+        None => rows.len() < n_points,
+    };
+    while more(&rows, ma_id) {
         ma_id += 1;
         let style = STYLES[rng.random_range(0..STYLES.len())];
         let genre = if rng.random_bool(0.3) {
@@ -148,10 +154,23 @@ fn generate(n_points: usize) -> Vec<PointRow> {
             })
             .map_or("Active", |x| x.0);
         let year = rng.random_bool(0.95).then(|| rng.random_range(1970..2024));
-        let steps = if rng.random_bool(0.33) { 2 } else { 1 };
+        let steps = match n_bands {
+            None => {
+                if rng.random_bool(0.33) {
+                    2
+                } else {
+                    1
+                }
+            }
+            Some(_) => match rng.random_range(0..100) {
+                0..30 => 2,
+                30..36 => 3,
+                _ => 1,
+            },
+        };
         let origin = pick(&mut rng);
         for step in 0..steps {
-            if rows.len() >= n_points {
+            if n_bands.is_none() && rows.len() >= n_points {
                 break;
             }
             let town = if step == 0 { origin } else { pick(&mut rng) };
@@ -161,6 +180,7 @@ fn generate(n_points: usize) -> Vec<PointRow> {
                 lon: town.lon,
                 lat: town.lat,
                 step_order: step,
+                parsed_step: step,
                 step_label: (steps > 1).then(|| {
                     if step == 0 {
                         "early".to_string()
@@ -252,7 +272,8 @@ fn main() {
     let n: usize = arg("--points")
         .and_then(|v| v.parse().ok())
         .unwrap_or(150_000);
-    let rows = generate(n);
+    let bands: Option<usize> = arg("--bands").and_then(|v| v.parse().ok());
+    let rows = generate(n, bands);
     if let Some(dir) = arg("--write") {
         write_files(&dir, &rows).expect("writing bench data");
         println!("wrote {dir}/bands.tsv, locations.tsv, points.tsv");
@@ -371,11 +392,69 @@ fn main() {
         std::hint::black_box(snap.query(&world));
     });
     println!("inproc world z3 none p50_us {} p99_us {}", us(p50), us(p99));
+    flows(&snap);
     for zoom in [3u8, 6, 10] {
         let b = viewport(zoom);
         println!(
             "viewport z{zoom} {},{},{},{}",
             b.min_lon, b.min_lat, b.max_lon, b.max_lat
+        );
+    }
+}
+
+/// Flows (issue 27) on the same snapshot, beside the clusters above: the query alone (no
+/// kept answer), at the HTTP benchmark's viewports, plain and filtered, and a never-seen
+/// filter each time.
+fn flows(snap: &Snapshot) {
+    use bandmap_index::map::flows::FlowQuery;
+    println!(
+        "inproc flows segments {} bands_with_2plus_steps {}",
+        snap.flows.paths.len(),
+        (0..snap.band_points.keys() as u32)
+            .filter(|&b| snap.band_points.get(b).len() >= 2)
+            .count()
+    );
+    for zoom in [3u8, 6, 10] {
+        for genre in [None, Some("black")] {
+            let q = FlowQuery {
+                bbox: viewport(zoom),
+                zoom,
+                filter: Filter::new(genre, None, None, None, None),
+                limit: 50,
+            };
+            let a = snap.flows(&q);
+            let (p50, p99) = time_many(500, |_| {
+                std::hint::black_box(snap.flows(&q));
+            });
+            let label = genre.map_or("none".to_string(), |g| format!("genre={g}"));
+            println!(
+                "inproc flows z{zoom} {label} pairs_total {} listed {} other {} p50_us {} p99_us {}",
+                a.total,
+                a.flows.len(),
+                a.other.count,
+                us(p50),
+                us(p99)
+            );
+        }
+        let (p50, p99) = time_many(200, |i| {
+            let q = FlowQuery {
+                bbox: viewport(zoom),
+                zoom,
+                filter: Filter::new(
+                    None,
+                    None,
+                    None,
+                    Some(1970 + i as i32 % 50),
+                    Some(2023 - (i / 50) as i32),
+                ),
+                limit: 50,
+            };
+            std::hint::black_box(snap.flows(&q));
+        });
+        println!(
+            "inproc flows_never_seen_filter z{zoom} p50_us {} p99_us {}",
+            us(p50),
+            us(p99)
         );
     }
 }

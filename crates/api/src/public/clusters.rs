@@ -3,10 +3,10 @@
 //! normalised query.
 
 use super::cache::{self, CACHE_CONTROL};
+use super::map_state::MapState;
 use super::params;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::Query;
-use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -97,16 +97,12 @@ impl ClustersParams {
         (status = 304, description = "not modified (If-None-Match)"),
         (status = 400, description = "malformed parameter", body = ErrorBody)))]
 pub async fn clusters(
-    State(state): State<AppState>,
+    State(map): State<MapState>,
     headers: HeaderMap,
     Query(p): Query<ClustersParams>,
 ) -> Result<Response, ApiError> {
     let ClustersRequest { query, breakdown } = p.parse()?;
-    let snap = state
-        .map
-        .get(&state.pool)
-        .await
-        .map_err(ApiError::internal)?;
+    let snap = map.snapshot().await.map_err(ApiError::internal)?;
     let etag = etag(snap.fingerprint, &query, breakdown);
     if cache::not_modified(&headers, &etag) {
         return Ok(cache::not_modified_response(&etag));

@@ -5,6 +5,8 @@ pub mod bands;
 pub mod cache;
 pub mod clusters;
 pub mod countries;
+pub mod flows;
+pub mod map_state;
 pub mod params;
 pub mod rate_limit;
 pub mod search;
@@ -27,6 +29,8 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
             rate_limit::limit,
         ))
         .routes(routes!(clusters::clusters))
+        .routes(routes!(flows::flows))
+        .routes(routes!(flows::flow_bands))
         .merge(
             crate::import::router().layer(axum::middleware::from_fn_with_state(
                 state.clone(),

@@ -6,6 +6,7 @@
 pub mod bodies;
 pub mod family;
 pub mod filter;
+pub mod flows;
 pub mod geojson;
 pub mod grid;
 pub mod groups;

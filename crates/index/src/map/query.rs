@@ -398,6 +398,7 @@ mod tests {
                 lon,
                 lat,
                 step_order: (i % 2) as i32,
+                parsed_step: (i % 2) as i32,
                 step_label: None,
                 location_raw: format!("place {i}"),
                 name: format!("band {}", i / 2),

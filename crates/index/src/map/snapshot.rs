@@ -31,6 +31,7 @@ struct StagedRow {
     lon: f64,
     lat: f64,
     step_order: i32,
+    parsed_step: i32,
     formed_year: Option<i32>,
     step_label: u32,
     location_raw: u32,
@@ -61,6 +62,7 @@ impl Staged {
             lon: r.lon,
             lat: r.lat,
             step_order: r.step_order,
+            parsed_step: r.parsed_step,
             formed_year: r.formed_year,
             step_label: s.intern_opt(r.step_label.as_deref()),
             location_raw: self.texts.push(&r.location_raw),
@@ -94,6 +96,7 @@ impl StagedRow {
         self.lon.to_bits().hash(h);
         self.lat.to_bits().hash(h);
         self.step_order.hash(h);
+        self.parsed_step.hash(h);
         opt(self.step_label).hash(h);
         texts.get(self.location_raw).hash(h);
         texts.get(self.name).hash(h);
@@ -226,6 +229,8 @@ pub struct Snapshot {
     pub bodies: crate::map::bodies::BodyCache,
     /// Family of each point (its band's) and family counts over point ranges.
     pub mix: MixIndex,
+    /// The path segments of every band (docs/map.md "Flows") and the kept flow answers.
+    pub flows: crate::map::flows::FlowIndex,
     /// Cleared when a rebuild starts: the filter indexes and bodies are dropped and no
     /// new ones are kept (see [`Snapshot::retire_caches`]).
     retiring: AtomicBool,
@@ -264,6 +269,8 @@ impl Snapshot {
             .collect();
         keyed.sort_unstable();
         let mut points = Points::with_capacity(rows.len());
+        // The parser's step of each point, only for ordering the bands' paths below.
+        let mut path_step: Vec<i32> = Vec::with_capacity(rows.len());
         // Stable across processes of one build (`DefaultHasher::new` has fixed keys), which
         // is what replicas sharing ETags need.
         let mut fp = std::hash::DefaultHasher::new();
@@ -289,6 +296,7 @@ impl Snapshot {
             points.band.push(band);
             points.location_id.push(r.location_id);
             points.step_order.push(r.step_order);
+            path_step.push(r.parsed_step);
             points.step_label.push(r.step_label);
             points.location_raw.push(r.location_raw);
         }
@@ -302,6 +310,8 @@ impl Snapshot {
             strings.len(),
             bands.genre.iter().enumerate().map(|(j, &g)| (g, j as u32)),
         );
+        let flows = crate::map::flows::FlowIndex::build(&points, &band_points, &path_step);
+        drop(path_step);
         let mix = MixIndex::build(
             points
                 .band
@@ -327,6 +337,7 @@ impl Snapshot {
             filters: FilterCache::new(crate::map::filter::CACHE_CAPACITY),
             bodies: Default::default(),
             mix,
+            flows,
             retiring: AtomicBool::new(false),
         }
     }
@@ -338,6 +349,7 @@ impl Snapshot {
         self.retiring.store(true, Ordering::Release);
         self.filters.clear();
         self.bodies.clear();
+        self.flows.clear_bodies();
     }
 
     /// Keeps caches again (the rebuild that retired them failed: this snapshot stays).
@@ -384,6 +396,7 @@ impl Snapshot {
             + self.genre_bands.bytes()
             + cells * std::mem::size_of::<levels::Cell>()
             + self.mix.bytes()
+            + self.flows.bytes()
     }
 
     /// The genre family of band `band`.

@@ -4,6 +4,7 @@
 mod band_search;
 mod common;
 mod countries;
+mod flows_reference;
 mod name_search;
 mod reference;
 mod refresh;

@@ -81,9 +81,9 @@ fn like_pattern(s: &str) -> String {
     out
 }
 
-type PgQuery<'q, O> = sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments>;
+pub type PgQuery<'q, O> = sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments>;
 
-fn bind_all<'q, O>(q: PgQuery<'q, O>, query: &'q ClusterQuery, level: u32) -> PgQuery<'q, O> {
+pub fn bind_all<'q, O>(q: PgQuery<'q, O>, query: &'q ClusterQuery, level: u32) -> PgQuery<'q, O> {
     let Bbox {
         min_lon,
         min_lat,
