@@ -126,6 +126,14 @@ fn is_node(arg: &str, code: &str) -> bool {
     if arg.starts_with("h(") {
         return true;
     }
+    // A function given inline (`() => tip(a, b)`, `(layer) => h(…)`): what it returns.
+    if arg.starts_with('(')
+        && let Some((params, body)) = arg.split_once("=>")
+        && !params.contains(['\'', '"', '`'])
+    {
+        let body = body.trim_start();
+        return !body.starts_with('{') && is_node(body, code);
+    }
     let name: String = arg
         .chars()
         .take_while(|c| c.is_alphanumeric() || *c == '_')
@@ -199,6 +207,8 @@ fn the_sink_check_finds_what_it_looks_for() {
         "m.bindPopup(label);",
         "L.divIcon({ html: `<b>${n}</b>` });",
         "layer.setContent('<i>' + x + '</i>');",
+        "g.bindTooltip(() => `<b>${name}</b>`, {});",
+        "g.bindTooltip((l) => label(l), {});",
     ];
     for code in bad {
         assert!(!html_sinks(code).is_empty(), "{code}");
@@ -207,6 +217,7 @@ fn the_sink_check_finds_what_it_looks_for() {
         "m.bindTooltip(h('span', null, label), {});",
         "const el = h('span', null, x); L.divIcon({ html: el });",
         "function tip(layer) { return h('b'); } layer.bindTooltip(tip, {});",
+        "function tip(a, b) { return h('b'); } g.bindTooltip(() => tip(a, b), {});",
     ];
     for code in good {
         assert_eq!(html_sinks(code), Vec::<String>::new(), "{code}");
