@@ -1,6 +1,7 @@
 -- The slow, obviously-correct definition of /api/flows (docs/map.md "Flows"), for the
 -- property test: each band's located rows numbered in path order (parsed_step, id), every
--- row joined to the next one of its band, the pairs in two different cells of level $5
+-- row joined to the next one of its band when their steps differ (two places of one step
+-- are no move), the pairs in two different cells of level $5
 -- with an end in the bbox counted per (start cell, end cell, genre text) — the families
 -- are folded from the genre texts in Rust, as the index derives them.
 -- $1..$4 bbox, $5 grid level, $6 zoom (unused: the level says it), $7 genre ILIKE
@@ -29,7 +30,8 @@ SELECT a.cx >> (18 - $5::int) AS fx, a.cy >> (18 - $5::int) AS fy,
        a.genre, count(*) AS n
 FROM ordered a
 JOIN ordered b ON b.ma_id = a.ma_id AND b.k = a.k + 1
-WHERE ((a.lon BETWEEN $1 AND $3 AND a.lat BETWEEN $2 AND $4)
+WHERE a.parsed_step <> b.parsed_step
+  AND ((a.lon BETWEEN $1 AND $3 AND a.lat BETWEEN $2 AND $4)
     OR (b.lon BETWEEN $1 AND $3 AND b.lat BETWEEN $2 AND $4))
   AND (a.cx >> (18 - $5::int), a.cy >> (18 - $5::int))
       <> (b.cx >> (18 - $5::int), b.cy >> (18 - $5::int))

@@ -33,9 +33,9 @@ pub async fn flows(
     if cache::not_modified(&headers, &etag) {
         return Ok(cache::not_modified_response(&etag));
     }
-    let body = snap.flows_body(&query, |answer| {
-        serde_json::to_vec(&FlowsBody::of(answer)).unwrap_or_default()
-    });
+    let body = snap
+        .flows_body(&query, |answer| serde_json::to_vec(&FlowsBody::of(answer)))
+        .map_err(ApiError::internal)?;
     Ok(json(axum::body::Bytes::from_owner(body), &etag))
 }
 

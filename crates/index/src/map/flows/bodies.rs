@@ -66,20 +66,21 @@ impl FlowBodies {
 
 impl Snapshot {
     /// The answer of `q` written by `write`: kept from an earlier identical query of this
-    /// snapshot, or computed and written now and kept.
-    pub fn flows_body(
+    /// snapshot, or computed and written now and kept (a failed write is returned, never
+    /// kept).
+    pub fn flows_body<E>(
         &self,
         q: &FlowQuery,
-        write: impl FnOnce(&FlowAnswer<'_>) -> Vec<u8>,
-    ) -> Arc<[u8]> {
+        write: impl FnOnce(&FlowAnswer<'_>) -> Result<Vec<u8>, E>,
+    ) -> Result<Arc<[u8]>, E> {
         let key = Key::of(q);
         if let Some(body) = self.flows.bodies().0.get(&key) {
-            return body;
+            return Ok(body);
         }
-        let body: Arc<[u8]> = write(&self.flows(q)).into();
+        let body: Arc<[u8]> = write(&self.flows(q))?.into();
         if self.keeps_caches() {
             self.flows.bodies().0.insert(key, body.clone());
         }
-        body
+        Ok(body)
     }
 }

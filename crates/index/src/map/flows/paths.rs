@@ -1,7 +1,9 @@
 //! The segments of the bands' paths: for each band, its placed points in path order
 //! (`parsed_step`, then `location_id` — a manual override keeps the parser's step, so it
 //! takes the place of the step it corrects, as on the card), and one segment per pair of
-//! consecutive points. Stored sorted by start point, so by the start's Morton code: a
+//! consecutive points of two different steps (the places of one step, `Vinterbro /
+//! Trysil`, are where the band was at once, not a move: the move into a step starts from
+//! the last place of the step before and ends at its first place, in id order). Stored sorted by start point, so by the start's Morton code: a
 //! query reads the start points' columns forward and the segments of one start cell are
 //! contiguous at every level; the end's finest Morton code is kept beside (the ends are
 //! scattered, one random read each would dominate a query).
@@ -39,7 +41,14 @@ impl Paths {
                     points.location_id[p],
                 )
             });
-            pairs.extend(ordered.windows(2).map(|w| (w[0], w[1])));
+            // Two places of one step (`Vinterbro / Trysil`) are not a move.
+            let step = |p: u32| path_step.get(p as usize).copied().unwrap_or(i32::MAX);
+            pairs.extend(
+                ordered
+                    .windows(2)
+                    .filter(|w| step(w[0]) != step(w[1]))
+                    .map(|w| (w[0], w[1])),
+            );
         }
         pairs.sort_unstable();
         Paths {

@@ -160,6 +160,22 @@ fn a_manual_override_keeps_the_place_of_the_step_it_corrects() {
 }
 
 #[test]
+fn the_places_of_one_step_are_no_move() {
+    // Bergen (early); Oslo / Berlin (later): one move, from Bergen to the later step's
+    // first place; Oslo and Berlin were the band's places at once.
+    let steps = vec![
+        (1, 0, 0, BERGEN, "Bergen"),
+        (1, 1, 1, OSLO, "Oslo"),
+        (1, 1, 1, BERLIN, "Berlin"),
+    ];
+    let snap = Snapshot::build(1, rows(&steps));
+    assert_eq!(
+        named(&ask(&snap, 8)),
+        vec![(Some("Bergen"), Some("Oslo"), 1)]
+    );
+}
+
+#[test]
 fn the_limit_sums_the_rest_into_other() {
     let snap = Snapshot::build(1, rows(&fixture()));
     let a = snap.flows(&FlowQuery {
