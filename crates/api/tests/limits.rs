@@ -507,8 +507,19 @@ async fn country_counts_answer_from_memory_with_the_public_pool_taken_and_are_ra
     let state = AppState::new(db.pool.clone(), config).with_public_pool(public.clone());
     let names = state.name_search.clone();
     let (base, _stop) = start(state).await;
-    names.catch_up(&db.pool).await.unwrap();
-    assert!(names.fresh_countries().is_some());
+    // The refresh task's first round loads the map, hears the catalogue as a change and
+    // loads the copy: wait until the copy is fresh and stays so (nothing changes after).
+    wait_for(
+        || names.fresh_countries().is_some(),
+        "the country copy loaded",
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    wait_for(
+        || names.fresh_countries().is_some(),
+        "the country copy loaded",
+    )
+    .await;
     // Every public connection is taken (a flood of card requests, say).
     let held = public.acquire().await.unwrap();
     let client = reqwest::Client::new();
