@@ -51,7 +51,7 @@ curl -fsS -X POST "${base}/api/import/bands" -H "Authorization: Bearer ${import_
 # A step whose text is markup: the admin band map must show it as text (issue 31).
 curl -fsS -X POST "${base}/api/import/bands" -H "Authorization: Bearer ${import_token}" \
   -H 'Content-Type: application/x-ndjson' \
-  --data-binary '{"ma_id": 3549999998, "name": "Markup Step", "country": "Norway", "country_code": "NO", "location_text": "<a href=x>Oslo", "genre": "Black Metal", "status": "Active", "formed_year": 1999}' >/dev/null
+  --data-binary '{"ma_id": 3549999998, "name": "Markup Step", "country": "Norway", "country_code": "NO", "location_text": "Oslo <img src=x> Bergen", "genre": "Black Metal", "status": "Active", "formed_year": 1999}' >/dev/null
 
 log "waiting for the pipeline to map bands"
 mapped=0
