@@ -88,7 +88,8 @@ function facts(b) {
 function stepItem(s) {
   const placed = Number.isFinite(num(s?.lat)) && Number.isFinite(num(s?.lon));
   return h('li', { class: placed ? 'placed' : 'unplaced', 'data-placed': String(placed) },
-    stepText(s), placed ? null : h('span', { class: 'unplaced-note' }, ' — lieu non localisé'));
+    // Issue 30: a region alone is no town to place; say so rather than "not found".
+    stepText(s), placed ? null : h('span', { class: 'unplaced-note' }, s?.region_only === true ? ' — région seulement' : ' — lieu non localisé'));
 }
 
 function stepsSection(steps) {

@@ -183,3 +183,25 @@ async fn search_returns_at_most_20_and_requires_q() {
         assert_eq!(e["error"]["code"], "bad_request");
     }
 }
+
+#[tokio::test]
+async fn a_step_naming_a_region_alone_says_so_on_the_card() {
+    // Issue 30: the geocoder notes a region alone; the card says "région seulement" for it
+    // (and only for it) instead of "not located".
+    let app = seeded().await;
+    sqlx::query(
+        "INSERT INTO band_locations (id, ma_id, step_order, parsed_step, step_label, location_raw, geocode_status, error)
+         VALUES (14, 2, 0, 0, 'origin', 'Uusimaa', 'pending',
+                 'gazetteer: Uusimaa names a region only (Uusimaa): région seulement'),
+                (15, 2, 1, 1, 'later', 'Nowhere', 'pending', 'gazetteer: Nowhere not found')",
+    )
+    .execute(&app.db.pool)
+    .await
+    .unwrap();
+    let body: Value = get(&app, "/api/bands/2").await.json().await.unwrap();
+    let steps = body["steps"].as_array().unwrap();
+    assert_eq!(steps[0]["region_only"], true, "{body}");
+    assert!(steps[1].get("region_only").is_none(), "{body}");
+    let located: Value = get(&app, "/api/bands/1").await.json().await.unwrap();
+    assert!(located["steps"][0].get("region_only").is_none());
+}

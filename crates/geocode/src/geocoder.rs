@@ -211,8 +211,9 @@ impl Geocoder {
             Lookup::NotFound => notes.push(format!("gazetteer: {} not found", place.label())),
             // Issue 30: a region alone is no town; the note says so for the console.
             Lookup::RegionOnly { region } => notes.push(format!(
-                "gazetteer: {} names a region only ({region}): région seulement",
-                place.label()
+                "gazetteer: {} names a region only ({region}): {}",
+                place.label(),
+                bandmap_db::band_locations::REGION_ONLY_NOTE
             )),
         }
         bandmap_metrics::geocoder::gazetteer(false);

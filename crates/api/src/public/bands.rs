@@ -26,7 +26,8 @@ const CARD_SQL: &str = "SELECT ma_id, name, genre, country, status, formed_year,
 // the steps in this order as they come.
 const STEPS_SQL: &str = "SELECT id AS location_id, step_order, step_label, location_raw, \
      CASE WHEN geocode_status = ANY($2) THEN lat END AS lat, \
-     CASE WHEN geocode_status = ANY($2) THEN lon END AS lon \
+     CASE WHEN geocode_status = ANY($2) THEN lon END AS lon, \
+     (geocode_status <> ALL($2) AND strpos(coalesce(error, ''), $3) > 0) AS region_only \
      FROM band_locations WHERE ma_id = $1 \
      ORDER BY parsed_step, id";
 
@@ -78,6 +79,11 @@ pub struct CardStep {
     pub lat: Option<f64>,
     /// Longitude when located.
     pub lon: Option<f64>,
+    /// True when the step is not located because its text names a region alone (issue
+    /// 30: the card says "région seulement"); absent otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[schema(default = false)]
+    pub region_only: bool,
 }
 
 /// The public card of a band.
@@ -110,6 +116,7 @@ pub async fn band_card(
     card.steps = sqlx::query_as(STEPS_SQL)
         .bind(ma_id)
         .bind(&GeocodeStatus::LOCATED[..])
+        .bind(bandmap_db::band_locations::REGION_ONLY_NOTE)
         .fetch_all(&state.public_pool)
         .await?;
     for s in &mut card.steps {

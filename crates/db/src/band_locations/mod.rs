@@ -39,6 +39,11 @@ pub const CENTROID_CONFIDENCE: f64 = 0.1;
 /// Provider stored with a country-centroid point.
 pub const CENTROID_PROVIDER: &str = "centroid";
 
+/// The words ending the note of a row whose location names a region alone (issue 30): the
+/// geocoder writes them into `error`, and the public card reads them to say "région
+/// seulement" instead of "lieu non localisé".
+pub const REGION_ONLY_NOTE: &str = "région seulement";
+
 pub mod admin;
 pub mod claim;
 pub mod done;
