@@ -27,7 +27,12 @@ impl<'a> ProxyTrust<'a> {
         }
     }
 
-    fn trusts(&self, ip: IpAddr) -> bool {
+    /// Whether `ip` is one of the trusted proxies (IPv4-mapped IPv6 read as IPv4); never
+    /// with `TRUST_PROXY` off.
+    pub fn trusts(&self, ip: IpAddr) -> bool {
+        if !self.enabled {
+            return false;
+        }
         let ip = canonical(ip);
         self.proxies.iter().any(|net| net.contains(&ip))
     }

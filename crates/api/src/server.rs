@@ -1,5 +1,6 @@
 //! Assembling the router and running the server with graceful shutdown.
 
+use crate::client_ip::ProxyTrust;
 use crate::connections::{AddressSlots, PeerConnections};
 use crate::error::plain;
 use crate::openapi::ApiDoc;
@@ -18,7 +19,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use ipnet::IpNet;
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Semaphore;
@@ -251,7 +252,11 @@ async fn run(
             },
             _ = shutdown.cancelled() => break,
         };
-        let (peer_info, address_slot) = if is_trusted_proxy(&proxies, peer.ip()) {
+        let trust = ProxyTrust {
+            enabled: true,
+            proxies: &proxies,
+        };
+        let (peer_info, address_slot) = if trust.trusts(peer.ip()) {
             (PeerConnections::proxy(peer.ip()), None)
         } else {
             let Some(taken) = per_address.try_take(peer.ip()) else {
@@ -294,15 +299,6 @@ async fn run(
             tracing::warn!("stopping with requests still in flight after the drain limit")
         }
     }
-}
-
-/// Whether `ip` is inside `proxies` (IPv4-mapped IPv6 read as IPv4).
-fn is_trusted_proxy(proxies: &[IpNet], ip: IpAddr) -> bool {
-    let ip = match ip {
-        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
-        v4 => v4,
-    };
-    proxies.iter().any(|net| net.contains(&ip))
 }
 
 /// Binds `BIND_ADDR` and serves until `shutdown` fires.

@@ -10,7 +10,7 @@ use crate::extract::Query;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use bandmap_index::map::{ClusterQuery, Filter};
+use bandmap_index::map::ClusterQuery;
 use serde::Deserialize;
 use std::hash::{Hash, Hasher};
 use utoipa::IntoParams;
@@ -61,10 +61,14 @@ pub struct ClustersRequest {
 impl ClustersParams {
     /// Validates the parameters into a query.
     pub fn parse(&self) -> Result<ClustersRequest, ApiError> {
-        let genre = crate::filter_text::bounded("genre", self.genre.as_deref())?;
-        let country = crate::filter_text::bounded("country", self.country.as_deref())?;
-        let status = crate::filter_text::bounded("status", self.status.as_deref())?;
-        let families = params::families(self.family.as_deref())?;
+        let filter = params::filter(params::RawFilter {
+            genre: self.genre.as_deref(),
+            country: self.country.as_deref(),
+            status: self.status.as_deref(),
+            year_min: self.year_min.as_deref(),
+            year_max: self.year_max.as_deref(),
+            family: self.family.as_deref(),
+        })?;
         let breakdown = match self.breakdown.as_deref().map(str::trim) {
             None | Some("") => false,
             Some("families") => true,
@@ -77,14 +81,7 @@ impl ClustersParams {
         let query = ClusterQuery {
             bbox: params::bbox(self.bbox.as_deref())?,
             zoom: params::zoom(self.zoom.as_deref())?,
-            filter: Filter::new(
-                genre.as_deref(),
-                country.as_deref(),
-                status.as_deref(),
-                params::year("year_min", self.year_min.as_deref())?,
-                params::year("year_max", self.year_max.as_deref())?,
-            )
-            .with_families(families),
+            filter,
         };
         Ok(ClustersRequest { query, breakdown })
     }

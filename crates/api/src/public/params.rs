@@ -2,7 +2,7 @@
 //! malformed value is a 400 naming the parameter; an empty value means "absent".
 
 use crate::error::ApiError;
-use bandmap_index::map::{Bbox, Family, family};
+use bandmap_index::map::{Bbox, Family, Filter, family};
 
 fn present(v: Option<&str>) -> Option<&str> {
     v.map(str::trim).filter(|s| !s.is_empty())
@@ -79,6 +79,41 @@ pub fn families(raw: Option<&str>) -> Result<u16, ApiError> {
             Family::ALL.map(Family::name).join(", ")
         ))
     })
+}
+
+/// The map's filter parameters as sent (`genre`, `country`, `status`, `year_min`,
+/// `year_max`, `family`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RawFilter<'a> {
+    /// `genre`.
+    pub genre: Option<&'a str>,
+    /// `country`.
+    pub country: Option<&'a str>,
+    /// `status`.
+    pub status: Option<&'a str>,
+    /// `year_min`.
+    pub year_min: Option<&'a str>,
+    /// `year_max`.
+    pub year_max: Option<&'a str>,
+    /// `family`.
+    pub family: Option<&'a str>,
+}
+
+/// The map index's filter of `raw`: the one parser of the filters of `/api/clusters` and
+/// `/api/flows` (texts bounded to 100 characters, years integers, known families).
+pub fn filter(raw: RawFilter<'_>) -> Result<Filter, ApiError> {
+    let genre = crate::filter_text::bounded("genre", raw.genre)?;
+    let country = crate::filter_text::bounded("country", raw.country)?;
+    let status = crate::filter_text::bounded("status", raw.status)?;
+    let families = families(raw.family)?;
+    Ok(Filter::new(
+        genre.as_deref(),
+        country.as_deref(),
+        status.as_deref(),
+        year("year_min", raw.year_min)?,
+        year("year_max", raw.year_max)?,
+    )
+    .with_families(families))
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use axum::response::{IntoResponse, Response};
 use bandmap_config::RateConfig;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::{IpAddr, Ipv4Addr};
 use std::num::NonZeroU32;
 use std::time::Duration;
 
@@ -35,17 +35,10 @@ fn non_zero(n: u32) -> NonZeroU32 {
 /// The key of a client: its address, an IPv6 one cut to its /64; an unknown address is one
 /// shared key.
 pub fn client_key(addr: Option<&str>) -> IpAddr {
-    match addr.and_then(|a| a.parse::<IpAddr>().ok()) {
-        Some(IpAddr::V6(v6)) => match v6.to_ipv4_mapped() {
-            Some(v4) => IpAddr::V4(v4),
-            None => {
-                let prefix = u128::from(v6) & !((1u128 << 64) - 1);
-                IpAddr::V6(Ipv6Addr::from(prefix))
-            }
-        },
-        Some(v4) => v4,
-        None => IpAddr::V4(Ipv4Addr::UNSPECIFIED),
-    }
+    addr.and_then(|a| a.parse::<IpAddr>().ok()).map_or(
+        IpAddr::V4(Ipv4Addr::UNSPECIFIED),
+        crate::connections::address_key,
+    )
 }
 
 impl PublicLimiter {

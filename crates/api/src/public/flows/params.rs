@@ -3,7 +3,6 @@
 
 use crate::error::ApiError;
 use crate::public::params;
-use bandmap_index::map::Filter;
 use bandmap_index::map::flows::{DEFAULT_LIMIT, FlowQuery, MAX_LIMIT};
 use serde::Deserialize;
 use utoipa::IntoParams;
@@ -88,31 +87,16 @@ pub struct FlowRequest {
 struct View<'a> {
     bbox: Option<&'a str>,
     zoom: Option<&'a str>,
-    country: Option<&'a str>,
-    status: Option<&'a str>,
-    genre: Option<&'a str>,
-    year_min: Option<&'a str>,
-    year_max: Option<&'a str>,
-    family: Option<&'a str>,
+    filter: params::RawFilter<'a>,
 }
 
 impl View<'_> {
     fn query(&self, limit: usize) -> Result<FlowQuery, ApiError> {
-        let genre = crate::filter_text::bounded("genre", self.genre)?;
-        let country = crate::filter_text::bounded("country", self.country)?;
-        let status = crate::filter_text::bounded("status", self.status)?;
-        let families = params::families(self.family)?;
+        let filter = params::filter(self.filter)?;
         Ok(FlowQuery {
             bbox: params::bbox(self.bbox)?,
             zoom: params::zoom(self.zoom)?,
-            filter: Filter::new(
-                genre.as_deref(),
-                country.as_deref(),
-                status.as_deref(),
-                params::year("year_min", self.year_min)?,
-                params::year("year_max", self.year_max)?,
-            )
-            .with_families(families),
+            filter,
             limit,
         })
     }
@@ -124,12 +108,14 @@ impl FlowsParams {
         View {
             bbox: self.bbox.as_deref(),
             zoom: self.zoom.as_deref(),
-            country: self.country.as_deref(),
-            status: self.status.as_deref(),
-            genre: self.genre.as_deref(),
-            year_min: self.year_min.as_deref(),
-            year_max: self.year_max.as_deref(),
-            family: self.family.as_deref(),
+            filter: params::RawFilter {
+                genre: self.genre.as_deref(),
+                country: self.country.as_deref(),
+                status: self.status.as_deref(),
+                year_min: self.year_min.as_deref(),
+                year_max: self.year_max.as_deref(),
+                family: self.family.as_deref(),
+            },
         }
         .query(limit(self.limit.as_deref())?)
     }
@@ -142,12 +128,14 @@ impl FlowBandsParams {
         let query = View {
             bbox: self.bbox.as_deref(),
             zoom: self.zoom.as_deref(),
-            country: self.country.as_deref(),
-            status: self.status.as_deref(),
-            genre: self.genre.as_deref(),
-            year_min: self.year_min.as_deref(),
-            year_max: self.year_max.as_deref(),
-            family: self.family.as_deref(),
+            filter: params::RawFilter {
+                genre: self.genre.as_deref(),
+                country: self.country.as_deref(),
+                status: self.status.as_deref(),
+                year_min: self.year_min.as_deref(),
+                year_max: self.year_max.as_deref(),
+                family: self.family.as_deref(),
+            },
         }
         .query(MAX_LIMIT)?;
         let level = bandmap_index::map::flows::flow_level(&query.bbox, query.zoom);
