@@ -102,7 +102,8 @@ workload() {
 
 measure() { # label binary
   local label=$1 bin=$2 log="$OUT/serve-$1.log" samples="$OUT/rss-$1.txt"
-  (cd "$OUT" && BIND_ADDR="127.0.0.1:$PORT" RUST_LOG=warn GEOCODER_PROVIDER=none exec "$bin" serve >"$log" 2>&1) &
+  (cd "$OUT" && BIND_ADDR="127.0.0.1:$PORT" RUST_LOG=warn GEOCODER_PROVIDER=none \
+    PUBLIC_RATE_PER_SEC=1000000 PUBLIC_RATE_BURST=1000000 exec "$bin" serve >"$log" 2>&1) &
   local spid=$!
   for _ in $(seq 1 300); do curl -fs "$BASE/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
   kill -0 "$spid" 2>/dev/null || { echo "serve ($label) did not start: $log" >&2; exit 1; }

@@ -559,3 +559,41 @@ async fn country_counts_answer_from_memory_with_the_public_pool_taken_and_are_ra
     }
     assert!(refused > 0, "no country request was refused past the burst");
 }
+
+#[tokio::test]
+async fn flows_share_the_public_rate_limit_and_the_clusters_do_not() {
+    let app = spawn_app_with(
+        &[
+            ("PUBLIC_RATE_PER_SEC", "1"),
+            ("PUBLIC_RATE_BURST", "2"),
+            ("HTTP_REFUSAL_DELAY_MS", "0"),
+        ],
+        None,
+    )
+    .await;
+    let get = |path: &str| app.client.get(app.url(path)).send();
+    assert_eq!(get("/api/flows?zoom=3").await.unwrap().status(), 200);
+    assert_eq!(
+        get("/api/flows/bands?zoom=3&from=1,1&to=2,2")
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+    let res = get("/api/flows?zoom=6").await.unwrap();
+    assert_eq!(res.status(), 429);
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "rate_limited");
+    assert_eq!(get("/api/flows/bands?zoom=3").await.unwrap().status(), 429);
+    // The clusters answer from memory in microseconds: never limited.
+    for _ in 0..5 {
+        assert_eq!(get("/api/clusters?zoom=6").await.unwrap().status(), 200);
+    }
+    let doc = app.openapi().await;
+    for path in ["/api/flows", "/api/flows/bands"] {
+        assert!(
+            doc["paths"][path]["get"]["responses"]["429"].is_object(),
+            "{path}"
+        );
+    }
+}

@@ -18,19 +18,21 @@ use utoipa_axum::routes;
 
 /// Routes of the public API, mounted at `/api`. The card queries the database per request,
 /// and the search and the country counts may (while their in-memory copy is not known
-/// fresh): all three are rate-limited per client ([`rate_limit`]).
+/// fresh); a flows answer not yet kept costs milliseconds of work on the index (a new
+/// filter, docs/map.md "Flows"): all are rate-limited per client ([`rate_limit`]). The
+/// clusters are not: every answer costs microseconds.
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(bands::band_card))
         .routes(routes!(search::search))
         .routes(routes!(countries::countries))
+        .routes(routes!(flows::flows))
+        .routes(routes!(flows::flow_bands))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             rate_limit::limit,
         ))
         .routes(routes!(clusters::clusters))
-        .routes(routes!(flows::flows))
-        .routes(routes!(flows::flow_bands))
         .merge(
             crate::import::router().layer(axum::middleware::from_fn_with_state(
                 state.clone(),

@@ -21,7 +21,8 @@ use std::hash::{Hash, Hasher};
     responses(
         (status = 200, description = "The largest flows of the view (largest first), what the limit left out, and the places at their ends with their incoming/outgoing totals", body = FlowsBody),
         (status = 304, description = "not modified (If-None-Match)"),
-        (status = 400, description = "malformed parameter", body = ErrorBody)))]
+        (status = 400, description = "malformed parameter", body = ErrorBody),
+        (status = 429, description = "too many requests from this client address", body = ErrorBody)))]
 pub async fn flows(
     State(map): State<MapState>,
     headers: HeaderMap,
@@ -44,7 +45,8 @@ pub async fn flows(
     responses(
         (status = 200, description = "The bands with a move from one place to the other in the view", body = FlowBandsBody),
         (status = 304, description = "not modified (If-None-Match)"),
-        (status = 400, description = "malformed parameter", body = ErrorBody)))]
+        (status = 400, description = "malformed parameter", body = ErrorBody),
+        (status = 429, description = "too many requests from this client address", body = ErrorBody)))]
 pub async fn flow_bands(
     State(map): State<MapState>,
     headers: HeaderMap,
