@@ -22,12 +22,11 @@ const WEB: &str = "../../web";
 const EMBEDDED: [&str; 4] = ["admin", "map", "vendor", "favicon.svg"];
 
 /// Files of `web/vendor/` that the pages load (see scripts/setup-web.sh).
-const REQUIRED: [&str; 7] = [
+const REQUIRED: [&str; 6] = [
     "vendor/leaflet/leaflet-src.esm.js",
     "vendor/leaflet/leaflet.css",
     "vendor/topojson-client/index.js",
     "vendor/polylabel/polylabel.js",
-    "vendor/tinyqueue/index.js",
     "vendor/world-atlas/countries-110m.json",
     "vendor/cinzel/cinzel-latin-700-normal.woff2",
 ];

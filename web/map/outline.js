@@ -37,8 +37,8 @@ function ringArea(ring) {
   return Math.abs(a / 2);
 }
 
-/** The label anchor of a country: the pole of inaccessibility of its largest polygon. */
-function labelPoint(geometry) {
+/** The largest polygon of a country and its bounds (cheap: no anchor yet). */
+function mainPolygon(geometry) {
   const polygons = geometry.type === 'Polygon' ? [geometry.coordinates] : geometry.coordinates;
   let best = null;
   let bestArea = -1;
@@ -49,27 +49,37 @@ function labelPoint(geometry) {
       best = poly;
     }
   }
-  const [lon, lat] = polylabel(best, 0.2);
-  const xs = best[0].map((c) => c[0]);
-  const ys = best[0].map((c) => c[1]);
-  const bounds = L.latLngBounds([Math.min(...ys), Math.min(...xs)], [Math.max(...ys), Math.max(...xs)]);
-  return { latlng: L.latLng(lat, lon), bounds, area: bestArea };
+  let [w, s, e, n] = [Infinity, Infinity, -Infinity, -Infinity];
+  for (const [x, y] of best[0]) {
+    if (x < w) w = x;
+    if (x > e) e = x;
+    if (y < s) s = y;
+    if (y > n) n = y;
+  }
+  return { polygon: best, bounds: L.latLngBounds([s, w], [n, e]), area: bestArea };
+}
+
+/** A label's anchor and marker, made the first time the label is shown: the pole of
+ *  inaccessibility of its largest polygon (polylabel is the costly part of the labels, and
+ *  most countries are never labelled in a session). */
+function anchored(l) {
+  if (!l.marker) {
+    const [lon, lat] = polylabel(l.polygon, 0.2);
+    l.latlng = L.latLng(lat, lon);
+    l.marker = L.marker(l.latlng, {
+      pane: 'countryLabels',
+      interactive: false,
+      keyboard: false,
+      icon: L.divIcon({ className: 'bm-country', html: h('span', null, l.name), iconSize: null }),
+    });
+  }
+  return l;
 }
 
 function countryLabels(countries) {
   return countries.features
     .filter((f) => f.geometry && f.properties?.name)
-    .map((f) => {
-      const name = f.properties.name;
-      const { latlng, bounds, area } = labelPoint(f.geometry);
-      const marker = L.marker(latlng, {
-        pane: 'countryLabels',
-        interactive: false,
-        keyboard: false,
-        icon: L.divIcon({ className: 'bm-country', html: h('span', null, name), iconSize: null }),
-      });
-      return { name, latlng, bounds, area, marker };
-    })
+    .map((f) => ({ name: f.properties.name, width: 0, latlng: null, marker: null, ...mainPolygon(f.geometry) }))
     .sort((a, b) => b.area - a.area);
 }
 
@@ -82,19 +92,24 @@ function textWidth() {
 }
 
 /** Greedy placement: biggest countries first; a label is shown when its country is wide
- *  enough on screen for it and it overlaps no label already placed. */
-function placeLabels(map, labels, layer) {
+ *  enough on screen for it and it overlaps no label already placed. Widths are measured
+ *  once per font (`remeasure` after the display font has loaded). */
+function placeLabels(map, labels, layer, remeasure = false) {
   layer.clearLayers();
   if (map.getZoom() > LABEL_MAX_ZOOM) return;
   const view = map.getPixelBounds();
   const placed = [];
-  const measure = textWidth();
+  let measure = null;
   for (const l of labels) {
-    l.width = measure(l.name);
+    if (!l.width || remeasure) {
+      measure ??= textWidth();
+      l.width = measure(l.name);
+    }
     const nw = map.project(l.bounds.getNorthWest());
     const se = map.project(l.bounds.getSouthEast());
     if (se.x - nw.x < l.width * 0.55) continue;
-    const p = map.project(l.latlng);
+    if (!view.intersects(L.bounds(nw, se))) continue;
+    const p = map.project(anchored(l).latlng);
     const box = L.bounds([p.x - l.width / 2, p.y - LABEL_HEIGHT / 2], [p.x + l.width / 2, p.y + LABEL_HEIGHT / 2]);
     if (!view.intersects(box)) continue;
     if (placed.some((b) => b.intersects(box))) continue;
@@ -141,21 +156,36 @@ function splitAtAntimeridian(multiLine) {
   return { type: 'MultiLineString', coordinates: lines.filter((l) => l.length > 1) };
 }
 
-function drawOutline(map, topo) {
-  const all = feature(topo, topo.objects.countries);
-  // Antarctica is far off this map and its ring circles the pole.
-  const countries = {
-    ...all,
-    features: all.features.filter((f) => f.geometry && f.properties?.name !== 'Antarctica')
-      .map((f) => ({ ...f, geometry: unwrapGeometry(f.geometry) })),
-  };
+/** Gives the browser a turn (input, paint) between slices of the outline's work, so the
+ *  first view has no long task (issue 28: total blocking time). */
+const yieldToBrowser = () => (globalThis.scheduler?.yield
+  ? globalThis.scheduler.yield()
+  : new Promise((resolve) => setTimeout(resolve, 0)));
+/** Countries converted and drawn per slice. */
+const SLICE = 20;
+
+/** Draws land, then borders, then coasts, a slice at a time; resolves with the shapes. */
+async function drawOutline(map, topo) {
   const common = { pane: 'outline', interactive: false };
-  L.geoJSON(countries, { ...common, style: { className: 'bm-land', stroke: false, fill: true, fillColor: '#1c222b', fillOpacity: 1 } }).addTo(map);
+  const land = L.geoJSON(null, { ...common, style: { className: 'bm-land', stroke: false, fill: true, fillColor: '#1c222b', fillOpacity: 1 } })
+    .addTo(map);
+  const geometries = topo.objects.countries.geometries;
+  const features = [];
+  for (let i = 0; i < geometries.length; i += SLICE) {
+    const slice = feature(topo, { type: 'GeometryCollection', geometries: geometries.slice(i, i + SLICE) }).features
+      // Antarctica is far off this map and its ring circles the pole.
+      .filter((f) => f.geometry && f.properties?.name !== 'Antarctica')
+      .map((f) => ({ ...f, geometry: unwrapGeometry(f.geometry) }));
+    land.addData({ type: 'FeatureCollection', features: slice });
+    features.push(...slice);
+    await yieldToBrowser();
+  }
   L.geoJSON(splitAtAntimeridian(mesh(topo, topo.objects.countries, (a, b) => a !== b)),
     { ...common, style: { className: 'bm-border', color: '#4a5568', weight: 0.8, opacity: 0.9, fill: false } }).addTo(map);
+  await yieldToBrowser();
   L.geoJSON(splitAtAntimeridian(mesh(topo, topo.objects.countries, (a, b) => a === b)),
     { ...common, style: { className: 'bm-coast', color: '#5f7287', weight: 1.1, opacity: 1, fill: false } }).addTo(map);
-  return countries;
+  return { type: 'FeatureCollection', features };
 }
 
 /** Draws the outline map and its labels; an error is shown, not thrown (the points still work). */
@@ -165,13 +195,15 @@ export async function addOutline(map) {
   const layer = L.layerGroup().addTo(map);
   try {
     const topo = await getJson(DATA_URL);
-    const countries = drawOutline(map, topo);
+    const countries = await drawOutline(map, topo);
     shapesReady(countries);
+    await yieldToBrowser();
     const labels = countryLabels(countries);
     const place = () => placeLabels(map, labels, layer);
     map.on('zoomend moveend', place);
     place();
-    document.fonts?.ready.then(place); // label widths are measured in the display font
+    // Label widths are measured in the display font.
+    document.fonts?.ready.then(() => placeLabels(map, labels, layer, true));
     clearError('outline');
   } catch (e) {
     showError('outline', `Le fond de carte hors ligne (contours des pays) n’a pas pu être chargé : ${e.message}.`);
