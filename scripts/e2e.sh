@@ -18,6 +18,10 @@ psql_super -d postgres -c "CREATE DATABASE ${db}"
 psql_super -d "${db}" -c "CREATE EXTENSION IF NOT EXISTS postgis; CREATE EXTENSION IF NOT EXISTS pg_trgm;"
 
 cargo build -p bandmap
+# The binary cargo just built (CARGO_TARGET_DIR when set, relative to the checkout).
+target_dir=${CARGO_TARGET_DIR:-target}
+case "$target_dir" in /*) ;; *) target_dir="$PWD/$target_dir" ;; esac
+bin="$target_dir/debug/bandmap"
 workdir=$(mktemp -d)
 log_file="${workdir}/bandmap.log"
 # The public rate limit is raised: schemathesis and the browser tests send hundreds of
@@ -32,7 +36,7 @@ log_file="${workdir}/bandmap.log"
     ADMIN_JWT_SECRET="e2e-secret-0123456789abcdef0123456789abcdef" \
     BANDMAP_IMPORT_TOKEN="$import_token" RUST_LOG=info \
     PUBLIC_RATE_PER_SEC=1000 PUBLIC_RATE_BURST=2000 \
-    "$OLDPWD/target/debug/bandmap" all
+    "${bin}" all
 ) >"$log_file" 2>&1 &
 pid=$!
 cleanup() { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }
