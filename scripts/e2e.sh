@@ -25,7 +25,7 @@ bin="$target_dir/debug/bandmap"
 workdir=$(mktemp -d)
 log_file="${workdir}/bandmap.log"
 # The public rate limit is raised: schemathesis and the browser tests send hundreds of
-# requests a second from one address (the limit has its own tests, crates/api/tests/limits.rs).
+# requests a second from one address (the limit has its own tests, crates/api/tests/api/limits.rs).
 (
   cd "$workdir"   # no .env here: the environment below is the whole configuration
   exec env -i PATH="$PATH" HOME="$HOME" \

@@ -43,6 +43,9 @@ pub struct AppState {
     /// The offline gazetteer of the admin suggestions, loaded on first use (None inside:
     /// the file could not be read).
     pub gazetteer: Arc<tokio::sync::OnceCell<Option<Arc<bandmap_gazetteer::Gazetteer>>>>,
+    /// Country populations of `GET /api/countries`, read on first use from the file beside
+    /// the gazetteer.
+    pub populations: Arc<bandmap_index::populations::PopulationTable>,
 }
 
 impl AppState {
@@ -65,6 +68,7 @@ impl AppState {
             tarpit,
             short_answers: Arc::default(),
             gazetteer: Arc::new(tokio::sync::OnceCell::new()),
+            populations: Arc::default(),
         }
     }
 

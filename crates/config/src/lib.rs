@@ -8,7 +8,7 @@ mod limits;
 mod llm;
 mod parse;
 mod sections;
-mod vars;
+pub mod vars;
 
 pub use error::ConfigError;
 pub use limits::{HttpLimits, LimitsConfig, PoolBudget, PoolsConfig, RateConfig, RetentionConfig};

@@ -5,6 +5,7 @@
 
 use crate::ConfigError;
 use crate::parse::Reader;
+use crate::vars::{self as v, Variable};
 use std::time::Duration;
 
 /// All of them.
@@ -99,33 +100,28 @@ const DAY: u64 = 24 * 3600;
 
 fn at_least_one<T: std::str::FromStr + PartialOrd + From<u8> + ToString>(
     r: &Reader<'_>,
-    var: &'static str,
-    default: T,
+    var: Variable,
     what: &str,
 ) -> Result<T, ConfigError> {
-    let v: T = r.number(var, default, what)?;
+    let v: T = r.number(var, what)?;
     if v < T::from(1) {
         return Err(r.fail(var, &v.to_string(), what));
     }
     Ok(v)
 }
 
-fn timeout_ms(
-    r: &Reader<'_>,
-    var: &'static str,
-    default: u64,
-) -> Result<Option<Duration>, ConfigError> {
-    let ms: u64 = r.number(var, default, "a whole number of milliseconds (0: no limit)")?;
+fn timeout_ms(r: &Reader<'_>, var: Variable) -> Result<Option<Duration>, ConfigError> {
+    let ms: u64 = r.number(var, "a whole number of milliseconds (0: no limit)")?;
     Ok((ms > 0).then(|| Duration::from_millis(ms)))
 }
 
-fn seconds(r: &Reader<'_>, var: &'static str, default: u64) -> Result<Duration, ConfigError> {
-    let s: u64 = at_least_one(r, var, default, "a whole number of seconds (at least 1)")?;
+fn seconds(r: &Reader<'_>, var: Variable) -> Result<Duration, ConfigError> {
+    let s: u64 = at_least_one(r, var, "a whole number of seconds (at least 1)")?;
     Ok(Duration::from_secs(s))
 }
 
-fn days(r: &Reader<'_>, var: &'static str, default: u64) -> Result<Duration, ConfigError> {
-    let d: u64 = at_least_one(r, var, default, "a whole number of days (at least 1)")?;
+fn days(r: &Reader<'_>, var: Variable) -> Result<Duration, ConfigError> {
+    let d: u64 = at_least_one(r, var, "a whole number of days (at least 1)")?;
     Ok(Duration::from_secs(d.saturating_mul(DAY)))
 }
 
@@ -133,9 +129,9 @@ fn days(r: &Reader<'_>, var: &'static str, default: u64) -> Result<Duration, Con
 const MAX_REFUSAL_DELAY_MS: u64 = 10_000;
 
 fn refusal_delay(r: &Reader<'_>) -> Result<Duration, ConfigError> {
-    let var = "HTTP_REFUSAL_DELAY_MS";
+    let var = v::HTTP_REFUSAL_DELAY_MS;
     let what = "a whole number of milliseconds from 0 (no delay) to 10000";
-    let ms: u64 = r.number(var, 1000, what)?;
+    let ms: u64 = r.number(var, what)?;
     if ms > MAX_REFUSAL_DELAY_MS {
         return Err(r.fail(var, &ms.to_string(), what));
     }
@@ -148,40 +144,39 @@ pub(crate) fn limits(r: &Reader<'_>) -> Result<LimitsConfig, ConfigError> {
     Ok(LimitsConfig {
         pools: PoolsConfig {
             public: PoolBudget {
-                max_connections: at_least_one(r, "DB_POOL_PUBLIC_MAX", 4, count)?,
-                statement_timeout: timeout_ms(r, "DB_PUBLIC_STATEMENT_TIMEOUT_MS", 2000)?,
+                max_connections: at_least_one(r, v::DB_POOL_PUBLIC_MAX, count)?,
+                statement_timeout: timeout_ms(r, v::DB_PUBLIC_STATEMENT_TIMEOUT_MS)?,
             },
             admin: PoolBudget {
-                max_connections: at_least_one(r, "DB_POOL_ADMIN_MAX", 8, count)?,
-                statement_timeout: timeout_ms(r, "DB_ADMIN_STATEMENT_TIMEOUT_MS", 25_000)?,
+                max_connections: at_least_one(r, v::DB_POOL_ADMIN_MAX, count)?,
+                statement_timeout: timeout_ms(r, v::DB_ADMIN_STATEMENT_TIMEOUT_MS)?,
             },
             worker: PoolBudget {
-                max_connections: at_least_one(r, "DB_POOL_WORKER_MAX", 10, count)?,
+                max_connections: at_least_one(r, v::DB_POOL_WORKER_MAX, count)?,
                 statement_timeout: None,
             },
         },
         public_rate: RateConfig {
-            per_second: at_least_one(r, "PUBLIC_RATE_PER_SEC", 10, count)?,
-            burst: at_least_one(r, "PUBLIC_RATE_BURST", 40, count)?,
+            per_second: at_least_one(r, v::PUBLIC_RATE_PER_SEC, count)?,
+            burst: at_least_one(r, v::PUBLIC_RATE_BURST, count)?,
         },
         http: HttpLimits {
-            max_connections: at_least_one(r, "HTTP_MAX_CONNECTIONS", 512, count)?,
-            header_read_timeout: seconds(r, "HTTP_HEADER_TIMEOUT_SECS", 10)?,
+            max_connections: at_least_one(r, v::HTTP_MAX_CONNECTIONS, count)?,
+            header_read_timeout: seconds(r, v::HTTP_HEADER_TIMEOUT_SECS)?,
             max_connections_per_address: at_least_one(
                 r,
-                "HTTP_MAX_CONNECTIONS_PER_ADDRESS",
-                32,
+                v::HTTP_MAX_CONNECTIONS_PER_ADDRESS,
                 count,
             )?,
-            write_timeout: seconds(r, "HTTP_WRITE_TIMEOUT_SECS", 15)?,
-            body_timeout: seconds(r, "HTTP_BODY_TIMEOUT_SECS", 15)?,
+            write_timeout: seconds(r, v::HTTP_WRITE_TIMEOUT_SECS)?,
+            body_timeout: seconds(r, v::HTTP_BODY_TIMEOUT_SECS)?,
             refusal_delay: refusal_delay(r)?,
         },
         retention: RetentionConfig {
-            login_attempts: days(r, "RETENTION_LOGIN_ATTEMPTS_DAYS", 30)?,
-            refused_logins: days(r, "RETENTION_REFUSED_LOGINS_DAYS", 7)?,
-            crawl_log: days(r, "RETENTION_CRAWL_LOG_DAYS", 90)?,
-            audit_log: days(r, "RETENTION_AUDIT_LOG_DAYS", 365)?,
+            login_attempts: days(r, v::RETENTION_LOGIN_ATTEMPTS_DAYS)?,
+            refused_logins: days(r, v::RETENTION_REFUSED_LOGINS_DAYS)?,
+            crawl_log: days(r, v::RETENTION_CRAWL_LOG_DAYS)?,
+            audit_log: days(r, v::RETENTION_AUDIT_LOG_DAYS)?,
         },
     })
 }

@@ -3,6 +3,7 @@
 
 use crate::ConfigError;
 use crate::parse::Reader;
+use crate::vars::{self as v, Variable};
 
 /// Overrides of one model's limits and price (`…_PRIMARY` or `…_FALLBACK`).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -38,24 +39,24 @@ const PRICE: &str = "a finite price in USD per million tokens, at least 0";
 pub(crate) fn tuning(r: &Reader<'_>) -> Result<LlmTuning, ConfigError> {
     Ok(LlmTuning {
         primary: ModelTuning {
-            rpm: positive(r, "LLM_RPM_PRIMARY")?,
-            tpm: positive(r, "LLM_TPM_PRIMARY")?,
-            price_input: price(r, "LLM_PRICE_INPUT_PRIMARY")?,
-            price_output: price(r, "LLM_PRICE_OUTPUT_PRIMARY")?,
+            rpm: positive(r, v::LLM_RPM_PRIMARY)?,
+            tpm: positive(r, v::LLM_TPM_PRIMARY)?,
+            price_input: price(r, v::LLM_PRICE_INPUT_PRIMARY)?,
+            price_output: price(r, v::LLM_PRICE_OUTPUT_PRIMARY)?,
         },
         fallback: ModelTuning {
-            rpm: positive(r, "LLM_RPM_FALLBACK")?,
-            tpm: positive(r, "LLM_TPM_FALLBACK")?,
-            price_input: price(r, "LLM_PRICE_INPUT_FALLBACK")?,
-            price_output: price(r, "LLM_PRICE_OUTPUT_FALLBACK")?,
+            rpm: positive(r, v::LLM_RPM_FALLBACK)?,
+            tpm: positive(r, v::LLM_TPM_FALLBACK)?,
+            price_input: price(r, v::LLM_PRICE_INPUT_FALLBACK)?,
+            price_output: price(r, v::LLM_PRICE_OUTPUT_FALLBACK)?,
         },
-        max_attempts: positive(r, "LLM_MAX_ATTEMPTS")?,
-        backoff_base_ms: positive(r, "LLM_BACKOFF_BASE_MS")?,
-        backoff_max_secs: positive(r, "LLM_BACKOFF_MAX_SECS")?,
+        max_attempts: positive(r, v::LLM_MAX_ATTEMPTS)?,
+        backoff_base_ms: positive(r, v::LLM_BACKOFF_BASE_MS)?,
+        backoff_max_secs: positive(r, v::LLM_BACKOFF_MAX_SECS)?,
     })
 }
 
-fn positive(r: &Reader<'_>, var: &'static str) -> Result<Option<u32>, ConfigError> {
+fn positive(r: &Reader<'_>, var: Variable) -> Result<Option<u32>, ConfigError> {
     let Some(v) = r.raw(var) else {
         return Ok(None);
     };
@@ -65,7 +66,7 @@ fn positive(r: &Reader<'_>, var: &'static str) -> Result<Option<u32>, ConfigErro
     }
 }
 
-fn price(r: &Reader<'_>, var: &'static str) -> Result<Option<f64>, ConfigError> {
+fn price(r: &Reader<'_>, var: Variable) -> Result<Option<f64>, ConfigError> {
     let Some(v) = r.raw(var) else {
         return Ok(None);
     };

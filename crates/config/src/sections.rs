@@ -3,7 +3,7 @@
 use crate::ConfigError;
 use crate::llm::LlmTuning;
 use crate::parse::Reader;
-use crate::vars::DEFAULT_TILE_URL;
+use crate::vars as v;
 use secrecy::SecretString;
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -197,64 +197,64 @@ pub struct AdminConfig {
     pub unusable: Vec<String>,
 }
 
-fn secret(r: &Reader<'_>, var: &'static str) -> Option<SecretString> {
+fn secret(r: &Reader<'_>, var: v::Variable) -> Option<SecretString> {
     r.optional(var).map(SecretString::from)
 }
 
 impl Config {
     /// Builds the configuration from a variable map (the environment, or a test's map).
     pub fn from_map(vars: &HashMap<String, String>) -> Result<Config, ConfigError> {
-        let r = Reader::new(vars);
+        Self::read(&Reader::new(vars))
+    }
+
+    /// Reads every declared variable (`vars.rs`) through `r`.
+    pub(crate) fn read(r: &Reader<'_>) -> Result<Config, ConfigError> {
         Ok(Config {
-            database_url: SecretString::from(
-                r.postgres_url("DATABASE_URL", "postgres://localhost/bandmap")?,
-            ),
-            server: server(&r)?,
-            upstream: upstream(&r)?,
+            database_url: SecretString::from(r.postgres_url(v::DATABASE_URL)?),
+            server: server(r)?,
+            upstream: upstream(r)?,
             crawler: CrawlerConfig {
-                delay: r.millis("CRAWLER_DELAY_MS", 2000)?,
+                delay: r.millis(v::CRAWLER_DELAY_MS)?,
                 full_crawl_interval_days: r.number(
-                    "CRAWLER_FULL_CRAWL_INTERVAL_DAYS",
-                    60,
+                    v::CRAWLER_FULL_CRAWL_INTERVAL_DAYS,
                     "a whole number of days",
                 )?,
-                country_pause: r.millis("CRAWLER_COUNTRY_PAUSE_MS", 5000)?,
-                incremental_interval: r.minutes("CRAWLER_INCREMENTAL_INTERVAL_MIN", 60)?,
+                country_pause: r.millis(v::CRAWLER_COUNTRY_PAUSE_MS)?,
+                incremental_interval: r.minutes(v::CRAWLER_INCREMENTAL_INTERVAL_MIN)?,
             },
-            geocoder: geocoder(&r)?,
+            geocoder: geocoder(r)?,
             enqueue: EnqueueConfig {
-                auto_interval: r.minutes("ENQUEUE_AUTO_INTERVAL_MIN", 60)?,
+                auto_interval: r.minutes(v::ENQUEUE_AUTO_INTERVAL_MIN)?,
             },
             llm: LlmConfig {
-                base_url: r.url("LLM_BASE_URL", "https://api.groq.com/openai/v1")?,
-                mode: llm_mode(&r)?,
-                api_key: secret(&r, "LLM_API_KEY"),
-                model_primary: r.string("LLM_MODEL_PRIMARY", "llama-3.3-70b-versatile"),
-                model_fallback: r.string("LLM_MODEL_FALLBACK", "llama-3.1-8b-instant"),
-                tuning: crate::llm::tuning(&r)?,
+                base_url: r.url(v::LLM_BASE_URL)?,
+                mode: llm_mode(r)?,
+                api_key: secret(r, v::LLM_API_KEY),
+                model_primary: r.string(v::LLM_MODEL_PRIMARY),
+                model_fallback: r.string(v::LLM_MODEL_FALLBACK),
+                tuning: crate::llm::tuning(r)?,
             },
-            admin: admin(&r)?,
-            limits: crate::limits::limits(&r)?,
+            admin: admin(r)?,
+            limits: crate::limits::limits(r)?,
             heartbeat_interval: {
                 let secs: u64 = r.number(
-                    "HEARTBEAT_INTERVAL_SECS",
-                    3600,
+                    v::HEARTBEAT_INTERVAL_SECS,
                     "a whole number of seconds (at least 1)",
                 )?;
                 if secs == 0 {
                     return Err(r.fail(
-                        "HEARTBEAT_INTERVAL_SECS",
+                        v::HEARTBEAT_INTERVAL_SECS,
                         "0",
                         "a whole number of seconds (at least 1)",
                     ));
                 }
                 std::time::Duration::from_secs(secs)
             },
-            rust_log: r.string("RUST_LOG", "info"),
-            hostname: r.string("HOSTNAME", "local"),
-            metrics_addr: match r.optional("METRICS_ADDR") {
+            rust_log: r.string(v::RUST_LOG),
+            hostname: r.string(v::HOSTNAME),
+            metrics_addr: match r.optional(v::METRICS_ADDR) {
                 None => None,
-                Some(_) => Some(r.socket_addr("METRICS_ADDR", "")?),
+                Some(_) => Some(r.socket_addr(v::METRICS_ADDR)?),
             },
         })
     }
@@ -264,40 +264,38 @@ impl Config {
 pub const IMPORT_TOKEN_MIN_BYTES: usize = 32;
 
 fn server(r: &Reader<'_>) -> Result<ServerConfig, ConfigError> {
-    let token = r.optional("BANDMAP_IMPORT_TOKEN");
+    let token = r.optional(v::BANDMAP_IMPORT_TOKEN);
     let import_token_unusable = token
         .as_ref()
         .filter(|t| t.len() < IMPORT_TOKEN_MIN_BYTES)
         .map(|_| format!("BANDMAP_IMPORT_TOKEN is shorter than {IMPORT_TOKEN_MIN_BYTES} bytes"));
     let login_concurrency: usize = r.number(
-        "ADMIN_LOGIN_CONCURRENCY",
-        1,
+        v::ADMIN_LOGIN_CONCURRENCY,
         "a whole number of password checks (at least 1)",
     )?;
     if login_concurrency == 0 {
         return Err(r.fail(
-            "ADMIN_LOGIN_CONCURRENCY",
+            v::ADMIN_LOGIN_CONCURRENCY,
             "0",
             "a whole number of password checks (at least 1)",
         ));
     }
     let import_secs: u64 = r.number(
-        "IMPORT_TIME_LIMIT_SECS",
-        600,
+        v::IMPORT_TIME_LIMIT_SECS,
         "a whole number of seconds (at least 1)",
     )?;
     if import_secs == 0 {
         return Err(r.fail(
-            "IMPORT_TIME_LIMIT_SECS",
+            v::IMPORT_TIME_LIMIT_SECS,
             "0",
             "a whole number of seconds (at least 1)",
         ));
     }
     Ok(ServerConfig {
-        bind_addr: r.socket_addr("BIND_ADDR", "127.0.0.1:8080")?,
-        trust_proxy: r.boolean("TRUST_PROXY", true)?,
+        bind_addr: r.socket_addr(v::BIND_ADDR)?,
+        trust_proxy: r.boolean(v::TRUST_PROXY)?,
         trusted_proxies: trusted_proxies(r)?,
-        web_dir: r.optional("WEB_DIR").map(PathBuf::from),
+        web_dir: r.optional(v::WEB_DIR).map(PathBuf::from),
         map_tile_url: tile_url(r)?,
         import_token: token
             .filter(|t| t.len() >= IMPORT_TOKEN_MIN_BYTES)
@@ -311,8 +309,8 @@ fn server(r: &Reader<'_>) -> Result<ServerConfig, ConfigError> {
 /// `TRUSTED_PROXIES`: comma-separated addresses or CIDR networks (`10.0.0.5`,
 /// `172.16.0.0/12`, `::1`); default loopback only.
 fn trusted_proxies(r: &Reader<'_>) -> Result<Vec<ipnet::IpNet>, ConfigError> {
-    const VAR: &str = "TRUSTED_PROXIES";
-    let value = r.string(VAR, crate::vars::DEFAULT_TRUSTED_PROXIES);
+    const VAR: v::Variable = v::TRUSTED_PROXIES;
+    let value = r.string(VAR);
     value
         .split(',')
         .map(str::trim)
@@ -334,8 +332,8 @@ fn trusted_proxies(r: &Reader<'_>) -> Result<Vec<ipnet::IpNet>, ConfigError> {
 /// `MAP_TILE_URL`: `none`, or an http(s) URL or same-origin path holding `{z}`, `{x}` and
 /// `{y}` (the map page accepts nothing else).
 fn tile_url(r: &Reader<'_>) -> Result<String, ConfigError> {
-    const VAR: &str = "MAP_TILE_URL";
-    let value = r.string(VAR, DEFAULT_TILE_URL);
+    const VAR: v::Variable = v::MAP_TILE_URL;
+    let value = r.string(VAR);
     if value == "none" {
         return Ok(value);
     }
@@ -363,64 +361,60 @@ fn tile_url(r: &Reader<'_>) -> Result<String, ConfigError> {
 }
 
 fn upstream(r: &Reader<'_>) -> Result<UpstreamConfig, ConfigError> {
-    let mode_raw = r.string("UPSTREAM_MODE", "solver");
+    let mode_raw = r.string(v::UPSTREAM_MODE);
     let mode = if mode_raw == "solver" {
         UpstreamMode::Solver
     } else if let Some(dir) = mode_raw.strip_prefix("recorded:").filter(|d| !d.is_empty()) {
         UpstreamMode::Recorded(PathBuf::from(dir))
     } else {
-        return Err(r.fail("UPSTREAM_MODE", &mode_raw, "`solver` or `recorded:DIR`"));
+        return Err(r.fail(v::UPSTREAM_MODE, &mode_raw, "`solver` or `recorded:DIR`"));
     };
     Ok(UpstreamConfig {
-        base_url: r.url("UPSTREAM_BASE_URL", "https://www.metal-archives.com")?,
+        base_url: r.url(v::UPSTREAM_BASE_URL)?,
         mode,
-        solver_url: r.url("CHALLENGE_SOLVER_URL", "http://localhost:8191/v1")?,
+        solver_url: r.url(v::CHALLENGE_SOLVER_URL)?,
     })
 }
 
 fn llm_mode(r: &Reader<'_>) -> Result<LlmMode, ConfigError> {
-    let raw = r.string("LLM_MODE", "api");
+    let raw = r.string(v::LLM_MODE);
     if raw == "api" {
         Ok(LlmMode::Api)
     } else if let Some(dir) = raw.strip_prefix("recorded:").filter(|d| !d.is_empty()) {
         Ok(LlmMode::Recorded(PathBuf::from(dir)))
     } else {
-        Err(r.fail("LLM_MODE", &raw, "`api` or `recorded:DIR`"))
+        Err(r.fail(v::LLM_MODE, &raw, "`api` or `recorded:DIR`"))
     }
 }
 
 fn geocoder(r: &Reader<'_>) -> Result<GeocoderConfig, ConfigError> {
-    let provider = match r
-        .string("GEOCODER_PROVIDER", "geoapify")
-        .to_ascii_lowercase()
-        .as_str()
-    {
+    let provider = match r.string(v::GEOCODER_PROVIDER).to_ascii_lowercase().as_str() {
         "geoapify" => GeocoderProvider::Geoapify,
         "none" => GeocoderProvider::None,
-        other => return Err(r.fail("GEOCODER_PROVIDER", other, "`geoapify` or `none`")),
+        other => return Err(r.fail(v::GEOCODER_PROVIDER, other, "`geoapify` or `none`")),
     };
     Ok(GeocoderConfig {
         provider,
-        base_url: r.url("GEOCODER_BASE_URL", "https://api.geoapify.com")?,
-        api_key: secret(r, "GEOCODING_API_KEY"),
-        min_delay: r.seconds("GEOCODER_MIN_DELAY", 0.22)?,
-        min_jitter: r.seconds("GEOCODER_MIN_JITTER", 0.05)?,
-        min_confidence: r.fraction("GEOCODE_MIN_CONFIDENCE", 0.7)?,
-        offline: r.boolean("GEOCODER_OFFLINE", true)?,
-        gazetteer_path: PathBuf::from(r.string("GAZETTEER_PATH", "data/gazetteer/europe.tsv")),
+        base_url: r.url(v::GEOCODER_BASE_URL)?,
+        api_key: secret(r, v::GEOCODING_API_KEY),
+        min_delay: r.seconds(v::GEOCODER_MIN_DELAY)?,
+        min_jitter: r.seconds(v::GEOCODER_MIN_JITTER)?,
+        min_confidence: r.fraction(v::GEOCODE_MIN_CONFIDENCE)?,
+        offline: r.boolean(v::GEOCODER_OFFLINE)?,
+        gazetteer_path: PathBuf::from(r.string(v::GAZETTEER_PATH)),
     })
 }
 
 fn admin(r: &Reader<'_>) -> Result<AdminConfig, ConfigError> {
     let mut unusable = Vec::new();
-    let jwt_secret = r.optional("ADMIN_JWT_SECRET").filter(|s| {
+    let jwt_secret = r.optional(v::ADMIN_JWT_SECRET).filter(|s| {
         let ok = s.len() >= 32;
         if !ok {
             unusable.push("ADMIN_JWT_SECRET is shorter than 32 bytes".to_string());
         }
         ok
     });
-    let hash = r.optional("ADMIN_SEED_PASSWORD_HASH").filter(|h| {
+    let hash = r.optional(v::ADMIN_SEED_PASSWORD_HASH).filter(|h| {
         let ok = h.starts_with("$2") && h.len() == 60;
         if !ok {
             unusable.push(
@@ -429,12 +423,12 @@ fn admin(r: &Reader<'_>) -> Result<AdminConfig, ConfigError> {
         }
         ok
     });
-    let seed_username = r.optional("ADMIN_SEED_USERNAME");
+    let seed_username = r.optional(v::ADMIN_SEED_USERNAME);
     if let Some(name) = &seed_username
         && name.chars().count() > MAX_USERNAME_CHARS
     {
         return Err(r.fail(
-            "ADMIN_SEED_USERNAME",
+            v::ADMIN_SEED_USERNAME,
             name,
             "an account name of at most 64 characters",
         ));
@@ -442,8 +436,25 @@ fn admin(r: &Reader<'_>) -> Result<AdminConfig, ConfigError> {
     Ok(AdminConfig {
         seed_username,
         seed_password_hash: hash.map(SecretString::from),
-        seed_password: secret(r, "ADMIN_SEED_PASSWORD"),
+        seed_password: secret(r, v::ADMIN_SEED_PASSWORD),
         jwt_secret: jwt_secret.map(SecretString::from),
         unusable,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    /// Every declared variable is read, so none is declared and forgotten (and the readers
+    /// can only read declared ones: they take a `Variable`).
+    #[test]
+    fn every_declared_variable_is_read() {
+        let empty = HashMap::new();
+        let r = Reader::new(&empty);
+        Config::read(&r).expect("the declared defaults make a configuration");
+        let declared: BTreeSet<&str> = v::VARIABLES.iter().map(|v| v.name).collect();
+        assert_eq!(r.names_read(), declared);
+    }
 }

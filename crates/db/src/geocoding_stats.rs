@@ -3,18 +3,19 @@
 //! live in [`crate::llm_cache`], cache counts in [`crate::geocode_cache`].
 
 use crate::Result;
+use crate::band_locations::GeocodeStatus;
 use sqlx::PgExecutor;
 use std::collections::BTreeMap;
 
 /// Row counts per `geocode_status`, every status present (0 when absent).
-pub async fn status_counts(db: impl PgExecutor<'_>) -> Result<BTreeMap<String, i64>> {
-    let rows: Vec<(String, i64)> = sqlx::query_as(
+pub async fn status_counts(db: impl PgExecutor<'_>) -> Result<BTreeMap<GeocodeStatus, i64>> {
+    let rows: Vec<(GeocodeStatus, i64)> = sqlx::query_as(
         "SELECT s.status, count(l.id)
          FROM unnest($1::text[]) AS s(status)
          LEFT JOIN band_locations l ON l.geocode_status = s.status
          GROUP BY s.status",
     )
-    .bind(crate::band_locations::admin::STATUSES)
+    .bind(&GeocodeStatus::ALL[..])
     .fetch_all(db)
     .await?;
     Ok(rows.into_iter().collect())

@@ -20,6 +20,7 @@ pub mod login_attempts;
 pub mod map_points;
 pub mod migrate;
 pub mod monitoring;
+pub mod point;
 pub mod provider_pacing;
 pub mod retention;
 pub mod run_owner;
@@ -29,6 +30,7 @@ pub mod service_health;
 pub mod triggers;
 
 pub use error::DbError;
+pub use point::{Point, PointError};
 pub use service::Service;
 pub use sqlx::PgPool;
 

@@ -3,7 +3,7 @@
 //! health rows with `stale` computed in SQL (rule 24).
 
 use crate::Result;
-use crate::runs::{JobType, RunStatus, TriggerStatus};
+use crate::runs::{JobType, Level, RunStatus, TriggerStatus};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use sqlx::PgPool;
@@ -89,7 +89,7 @@ pub struct LogFilter {
     /// Only lines with a larger id; the page is then in ascending id order (streaming).
     pub min_id: Option<i64>,
     /// Only this level.
-    pub level: Option<String>,
+    pub level: Option<Level>,
 }
 
 /// One log line.
@@ -129,7 +129,7 @@ pub async fn logs(
     )
     .bind(filter.run_id)
     .bind(filter.min_id)
-    .bind(&filter.level)
+    .bind(filter.level)
     .fetch_one(pool)
     .await?;
     // Two static orders so each can walk the primary key (or `crawl_log_run`) index.
@@ -141,7 +141,7 @@ pub async fn logs(
     let rows = sqlx::query_as(sql)
         .bind(filter.run_id)
         .bind(filter.min_id)
-        .bind(&filter.level)
+        .bind(filter.level)
         .bind(limit)
         .bind(offset)
         .fetch_all(pool)

@@ -10,3 +10,4 @@ pub mod band_search;
 pub mod countries;
 pub mod map;
 pub mod name_search;
+pub mod populations;

@@ -137,7 +137,7 @@ impl DbGauges {
         let totals = catalogue_stats::totals(pool).await?;
         gauge!(BANDS).set(totals.bands_total as f64);
         for (status, n) in geocoding_stats::status_counts(pool).await? {
-            gauge!(LOCATIONS, "status" => status).set(n as f64);
+            gauge!(LOCATIONS, "status" => status.as_str()).set(n as f64);
         }
         self.heartbeats(state).await?;
         for m in llm_cache::model_stats(pool).await? {

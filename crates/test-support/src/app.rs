@@ -41,7 +41,7 @@ pub fn test_config(db_url: &str, overrides: &[(&str, &str)]) -> Config {
         ("BANDMAP_IMPORT_TOKEN", IMPORT_TOKEN),
         ("GEOCODER_PROVIDER", "none"),
         // Tests fire requests faster than any visitor: the public rate limit has its own
-        // tests (crates/api/tests/limits.rs), which set it low.
+        // tests (crates/api/tests/api/limits.rs), which set it low.
         ("PUBLIC_RATE_PER_SEC", "100000"),
         ("PUBLIC_RATE_BURST", "100000"),
     ]

@@ -74,9 +74,7 @@ pub async fn create_trigger(
     session: AdminSession,
     Json(body): Json<NewTrigger>,
 ) -> Result<(StatusCode, axum::Json<Created>), ApiError> {
-    let job_type = params::one_of("job_type", Some(&body.job_type), &JobType::names())?
-        .as_deref()
-        .and_then(JobType::parse)
+    let job_type = params::variant("job_type", Some(&body.job_type), JobType::ALL)?
         .ok_or_else(|| ApiError::bad_request("job_type is required"))?;
     let mut tx = state.pool.begin().await?;
     let id = triggers::create(&mut *tx, job_type, Some(&session.username)).await?;
@@ -120,9 +118,7 @@ pub async fn list_triggers(
     State(state): State<AppState>,
     Query(q): Query<TriggersQuery>,
 ) -> Result<axum::Json<ListPage<TriggerItem>>, ApiError> {
-    let status = params::one_of("status", q.status.as_deref(), &TriggerStatus::names())?
-        .as_deref()
-        .and_then(TriggerStatus::parse);
+    let status = params::variant("status", q.status.as_deref(), TriggerStatus::ALL)?;
     let page = Page::parse(q.limit.as_deref(), q.offset.as_deref())?;
     let (rows, total) =
         bandmap_db::monitoring::triggers(&state.pool, status, page.limit, page.offset).await?;

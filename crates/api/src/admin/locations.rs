@@ -9,6 +9,7 @@ use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Json, Page, Path, Query, contains_pattern};
 use crate::state::AppState;
 use axum::extract::State;
+use bandmap_db::Point;
 use bandmap_db::audit::{self, Entry};
 use bandmap_db::band_locations::GeocodeStatus;
 use bandmap_db::band_locations::admin::{self as db, LocationFilter, LocationRow};
@@ -135,8 +136,7 @@ pub async fn list(
 ) -> Result<axum::Json<ListPage<LocationItem>>, ApiError> {
     let band = crate::filter_text::text(q.band.as_deref());
     let filter = LocationFilter {
-        status: params::one_of("status", q.status.as_deref(), &db::STATUSES)?
-            .and_then(|s| s.parse::<GeocodeStatus>().ok()),
+        status: params::variant("status", q.status.as_deref(), &GeocodeStatus::ALL)?,
         place: crate::filter_text::text(q.place.as_deref())
             .map(|p| contains_pattern(&p, PATTERN_CHARS)),
         band_id: band.as_deref().and_then(|b| b.parse::<i64>().ok()),
@@ -161,8 +161,9 @@ pub struct ManualPoint {
 }
 
 impl ManualPoint {
-    /// A JSON object with exactly `lat` and `lon`, finite and in bounds; anything else → 400.
-    fn parse(body: serde_json::Value) -> Result<ManualPoint, ApiError> {
+    /// A JSON object with exactly `lat` and `lon`, finite and in bounds, as a [`Point`];
+    /// anything else → 400 (naming the coordinate out of bounds).
+    fn parse(body: serde_json::Value) -> Result<Point, ApiError> {
         if !body.is_object() {
             return Err(ApiError::bad_request(
                 "body must be an object {\"lat\", \"lon\"}",
@@ -170,23 +171,7 @@ impl ManualPoint {
         }
         let point: ManualPoint = serde_json::from_value(body)
             .map_err(|e| ApiError::bad_request(format!("invalid body: {e}")))?;
-        point.validate()?;
-        Ok(point)
-    }
-
-    fn validate(&self) -> Result<(), ApiError> {
-        let ok = |v: f64, bound: f64| v.is_finite() && (-bound..=bound).contains(&v);
-        if !ok(self.lat, 90.0) {
-            return Err(ApiError::bad_request(
-                "lat must be a finite number in [-90, 90]",
-            ));
-        }
-        if !ok(self.lon, 180.0) {
-            return Err(ApiError::bad_request(
-                "lon must be a finite number in [-180, 180]",
-            ));
-        }
-        Ok(())
+        Point::new(point.lat, point.lon).map_err(|e| ApiError::bad_request(e.to_string()))
     }
 }
 
@@ -206,12 +191,12 @@ pub async fn set_point(
     Path(id): Path<i64>,
     Json(body): Json<serde_json::Value>,
 ) -> Result<axum::Json<LocationItem>, ApiError> {
-    let body = ManualPoint::parse(body)?;
+    let point = ManualPoint::parse(body)?;
     let mut tx = state.pool.begin().await?;
     let before = db::get_for_update(&mut tx, id)
         .await?
         .ok_or_else(|| not_found(id))?;
-    set_manual_point(&mut tx, id, body.lat, body.lon).await?;
+    set_manual_point(&mut tx, id, point).await?;
     let after = db::get(&mut tx, id).await?.ok_or_else(|| not_found(id))?;
     record(
         &mut tx,

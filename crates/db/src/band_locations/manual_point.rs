@@ -4,18 +4,17 @@
 //! gives it back to the pipeline.
 
 use super::kind::MANUAL_STEP;
-use crate::Result;
+use crate::{Point, Result};
 use sqlx::PgConnection;
 
 /// Manual coordinates: status `done`, `step_order` -1, provider `manual`, confidence 1,
 /// error cleared, and the band's primary point re-synchronised — all on the caller's
-/// transaction. Returns the band id, or None when the row does not exist. Bounds are the
-/// caller's job (the table's CHECKs back them).
+/// transaction. Returns the band id, or None when the row does not exist. The [`Point`] is
+/// valid by construction (the table's CHECKs back it).
 pub async fn set_manual_point(
     conn: &mut PgConnection,
     id: i64,
-    lat: f64,
-    lon: f64,
+    point: Point,
 ) -> Result<Option<i64>> {
     let ma_id: Option<i64> = sqlx::query_scalar(
         "UPDATE band_locations SET lat = $2, lon = $3, geocode_status = 'done', step_order = $4,
@@ -24,8 +23,8 @@ pub async fn set_manual_point(
          WHERE id = $1 RETURNING ma_id",
     )
     .bind(id)
-    .bind(lat)
-    .bind(lon)
+    .bind(point.lat())
+    .bind(point.lon())
     .bind(MANUAL_STEP)
     .fetch_optional(&mut *conn)
     .await?;

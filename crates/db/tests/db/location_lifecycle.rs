@@ -6,6 +6,7 @@
 //! write over a manual override) was refused and left the row exactly as it was.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use bandmap_db::Point;
 use bandmap_db::band_locations::claim::{self, GeocodeClaim};
 use bandmap_db::band_locations::done::{self, DoneBy, DoneFields, Finish, Finished};
 use bandmap_db::band_locations::exits::{self, MAX_ATTEMPTS};
@@ -336,9 +337,10 @@ async fn apply(pool: &PgPool, op: Op, w: &mut Walk) -> bool {
             .is_some(),
         Op::ManualPoint => {
             let mut tx = pool.begin().await.unwrap();
-            let hit = manual_point::set_manual_point(&mut tx, w.id, 59.9, 10.7)
-                .await
-                .unwrap();
+            let hit =
+                manual_point::set_manual_point(&mut tx, w.id, Point::new(59.9, 10.7).unwrap())
+                    .await
+                    .unwrap();
             tx.commit().await.unwrap();
             hit.is_some()
         }

@@ -5,7 +5,7 @@
 //! the location parser, then the gazetteer, then rule 15's confidence floor — and counts
 //! right (within [`RIGHT_KM`] of a true town), wrong and unresolved ([`score`]).
 //!
-//! Used by `tests/precision.rs` (a bounded sample, thresholds asserted) and by
+//! Used by `tests/gazetteer/precision.rs` (a bounded sample, thresholds asserted) and by
 //! `bench/gazetteer-precision.sh` (the full 100,000 rows, figures printed).
 
 mod generate;

@@ -4,7 +4,7 @@
 //! collation), so "the first rows in row order" is the SQL search's tie order. A search then
 //! answers exactly what `SEARCH_SQL` of `GET /api/search` answers: names equal to the text
 //! first, then names starting with it, then the others holding it, each group in row order,
-//! at most `limit` in all (the property test in `tests/name_search.rs` checks the two
+//! at most `limit` in all (the property test in `tests/index/name_search.rs` checks the two
 //! against each other on random names).
 //!
 //! Case folding maps each character to one character — its lower case, or for `İ`, the one

@@ -181,7 +181,7 @@ pub async fn logs(
     let filter = LogFilter {
         run_id: params::int("run_id", q.run_id.as_deref())?,
         min_id: params::int("min_id", q.min_id.as_deref())?,
-        level: params::one_of("level", q.level.as_deref(), &Level::names())?,
+        level: params::variant("level", q.level.as_deref(), Level::ALL)?,
     };
     let page = Page::parse(q.limit.as_deref(), q.offset.as_deref())?;
     let (rows, total) =

@@ -22,6 +22,25 @@ pub fn one_of(
     }
 }
 
+/// A value of a closed vocabulary read straight into its enum (`all`: every value, each
+/// shown as its stored name), case-insensitive like [`one_of`]; absent or empty → None,
+/// another value → 400 naming the parameter and listing the names.
+pub fn variant<T: Copy + std::fmt::Display>(
+    name: &str,
+    value: Option<&str>,
+    all: &[T],
+) -> Result<Option<T>, ApiError> {
+    let value = value.map(str::trim).filter(|v| !v.is_empty());
+    match value.map(|v| all.iter().find(|a| a.to_string().eq_ignore_ascii_case(v))) {
+        None => Ok(None),
+        Some(Some(known)) => Ok(Some(*known)),
+        Some(None) => Err(ApiError::bad_request(format!(
+            "{name} must be one of: {}",
+            all.iter().map(T::to_string).collect::<Vec<_>>().join(", ")
+        ))),
+    }
+}
+
 /// An optional integer; anything else → 400.
 pub fn int(name: &str, value: Option<&str>) -> Result<Option<i64>, ApiError> {
     match value.map(str::trim).filter(|v| !v.is_empty()) {
@@ -54,6 +73,13 @@ mod tests {
             Some("error".to_string()),
             "case-insensitive, answered in the stored spelling"
         );
+        use bandmap_db::runs::Level;
+        assert_eq!(
+            variant("level", Some(" WARN "), Level::ALL).unwrap(),
+            Some(Level::Warn)
+        );
+        assert_eq!(variant("level", Some(""), Level::ALL).unwrap(), None);
+        assert!(variant("level", Some("loud"), Level::ALL).is_err());
         assert!(int("min_id", Some("1.5")).is_err());
         assert_eq!(int("min_id", Some("-3")).unwrap(), Some(-3));
         assert!(boolean("city_null", Some("yes")).is_err());

@@ -62,10 +62,10 @@ pub struct StatusCounts {
     pub error: i64,
 }
 
-impl From<BTreeMap<String, i64>> for StatusCounts {
-    fn from(m: BTreeMap<String, i64>) -> Self {
+impl From<BTreeMap<bandmap_db::band_locations::GeocodeStatus, i64>> for StatusCounts {
+    fn from(m: BTreeMap<bandmap_db::band_locations::GeocodeStatus, i64>) -> Self {
         use bandmap_db::band_locations::GeocodeStatus as S;
-        let get = |s: S| m.get(s.as_str()).copied().unwrap_or(0);
+        let get = |s: S| m.get(&s).copied().unwrap_or(0);
         StatusCounts {
             pending: get(S::Pending),
             processing: get(S::Processing),

@@ -1,14 +1,12 @@
 //! `GET /api/countries`: bands per country and per 100,000 inhabitants, for the map's
 //! density layer, under the filters of `/api/clusters` (docs/map.md). Counts from the
-//! catalogue, populations from GeoNames ([`populations`]). With `family=`, only the bands
+//! catalogue, populations from GeoNames ([`bandmap_index::populations`]). With `family=`, only the bands
 //! whose genre's family ([`Family::of_genre`], the map index's rule) is asked count.
 //!
 //! The counts come from the in-memory copy loaded with the name search
 //! (`bandmap_index::countries`, issue 31) while it is known fresh, else from the
 //! catalogue's SQL (`bandmap_db::country_counts`), the same answer; the endpoint is under
 //! the public rate limit either way.
-
-pub mod populations;
 
 use super::{cache, params};
 use crate::error::{ApiError, ErrorBody};
@@ -20,6 +18,7 @@ use axum::response::Response;
 use bandmap_db::country_counts::{self, CountryCount, CountryFilter};
 use bandmap_index::countries::CountryQuery;
 use bandmap_index::map::Family;
+use bandmap_index::populations::Populations;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use utoipa::{IntoParams, ToSchema};
@@ -113,7 +112,7 @@ pub struct Countries {
     pub items: Vec<CountryDensity>,
 }
 
-fn density(c: CountryCount, pops: &populations::Populations) -> CountryDensity {
+fn density(c: CountryCount, pops: &Populations) -> CountryDensity {
     let known = pops.get(&c.country_code);
     let population = known.map(|k| k.population).filter(|p| *p > 0);
     #[allow(clippy::cast_precision_loss)] // counts and populations are far below 2^52
@@ -153,7 +152,10 @@ pub async fn countries(
         }),
         None => counts_in_sql(&state, &filter, families).await?,
     };
-    let pops = populations::for_gazetteer(&state.config.geocoder.gazetteer_path).await;
+    let pops = state
+        .populations
+        .for_gazetteer(&state.config.geocoder.gazetteer_path)
+        .await;
     let items = counts.into_iter().map(|c| density(c, &pops)).collect();
     Ok(cache::json_response(&headers, &Countries { items }))
 }

@@ -1,11 +1,13 @@
 //! Country populations for the density layer: `countries.tsv` (GeoNames countryInfo, built
-//! by `scripts/fetch-gazetteer.sh` beside the gazetteer file, docs/map.md), read once per
-//! path and kept for the life of the process. A missing or unreadable file gives no
-//! populations (the answer's `population` and `per_100k` are then null), not an error.
+//! by `scripts/fetch-gazetteer.sh` beside the gazetteer file, docs/map.md), read on first
+//! use and kept by the server's state ([`PopulationTable`], no process-wide copy). A
+//! missing or unreadable file gives no populations (the answer's `population` and
+//! `per_100k` are then null), not an error.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::path::Path;
+use std::sync::Arc;
+use tokio::sync::OnceCell;
 
 /// File name, in the folder of `GAZETTEER_PATH`.
 pub const FILE_NAME: &str = "countries.tsv";
@@ -47,28 +49,34 @@ pub fn parse(text: &str) -> Populations {
         .collect()
 }
 
-static CACHE: Mutex<Option<(PathBuf, Arc<Populations>)>> = Mutex::new(None);
+/// The populations of one server, read once from the file beside its gazetteer.
+#[derive(Debug, Default)]
+pub struct PopulationTable(OnceCell<Arc<Populations>>);
 
-/// The populations of the file beside `gazetteer` (read on first use of that path).
-pub async fn for_gazetteer(gazetteer: &Path) -> Arc<Populations> {
-    let path = gazetteer.with_file_name(FILE_NAME);
-    if let Some((p, pops)) = CACHE.lock().ok().and_then(|c| c.clone())
-        && p == path
-    {
-        return pops;
+impl PopulationTable {
+    /// An empty table, read on first use.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
     }
-    let pops = Arc::new(match tokio::fs::read_to_string(&path).await {
-        Ok(text) => parse(&text),
-        Err(e) => {
-            tracing::warn!(path = %path.display(), error = %e,
-                "country populations unavailable (run scripts/fetch-gazetteer.sh): densities are null");
-            Populations::new()
-        }
-    });
-    if let Ok(mut c) = CACHE.lock() {
-        *c = Some((path, pops.clone()));
+
+    /// The populations of the file beside `gazetteer` (read on the first call).
+    pub async fn for_gazetteer(&self, gazetteer: &Path) -> Arc<Populations> {
+        let path = gazetteer.with_file_name(FILE_NAME);
+        self.0
+            .get_or_init(|| async move {
+                Arc::new(match tokio::fs::read_to_string(&path).await {
+                    Ok(text) => parse(&text),
+                    Err(e) => {
+                        tracing::warn!(path = %path.display(), error = %e,
+                            "country populations unavailable (run scripts/fetch-gazetteer.sh): densities are null");
+                        Populations::new()
+                    }
+                })
+            })
+            .await
+            .clone()
     }
-    pops
 }
 
 #[cfg(test)]

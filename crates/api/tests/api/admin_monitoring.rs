@@ -1,9 +1,7 @@
 //! `/admin/api/{activity,logs,live,health,stats,queue,crawl-checkpoints}`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod admin_common;
-
-use admin_common::*;
+use crate::support::admin::*;
 use bandmap_db::runs::{self, JobType, Level, Run, RunStatus};
 use bandmap_test_support::spawn_app;
 use reqwest::Method;

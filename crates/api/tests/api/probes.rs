@@ -4,14 +4,12 @@
 //! the test switches off and on.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod db_proxy;
-
+use crate::support::db_proxy::{DbProxy, Mode};
 use bandmap_api::AppState;
 use bandmap_api::probes::READY_TIMEOUT;
 use bandmap_db::connect::{PoolSize, RetryPolicy, connect};
 use bandmap_test_support::TestDb;
 use bandmap_test_support::app::test_config;
-use db_proxy::{DbProxy, Mode};
 use secrecy::SecretString;
 use sqlx::postgres::PgConnectOptions;
 use std::time::Duration;

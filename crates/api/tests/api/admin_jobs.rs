@@ -2,9 +2,7 @@
 //! cancellation (404/409), the cooperative run cancel, cleanup of stuck runs.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod admin_common;
-
-use admin_common::*;
+use crate::support::admin::*;
 use bandmap_db::runs::{self, JobType, Run, RunStatus};
 use bandmap_test_support::spawn_app;
 use reqwest::Method;

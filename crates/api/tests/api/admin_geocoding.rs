@@ -2,9 +2,7 @@
 //! legacy provider's cache.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod admin_common;
-
-use admin_common::*;
+use crate::support::admin::*;
 use bandmap_test_support::spawn_app;
 use reqwest::Method;
 use serde_json::{Value, json};

@@ -30,7 +30,7 @@ fn europe_path() -> Option<PathBuf> {
 }
 
 fn set() -> Vec<RealRow> {
-    eval::parse_real(include_str!("data/real_forms.tsv")).expect("real_forms.tsv parses")
+    eval::parse_real(include_str!("../data/real_forms.tsv")).expect("real_forms.tsv parses")
 }
 
 #[test]

@@ -2,9 +2,7 @@
 //! following a job request, the geocoding and LLM charts, gazetteer suggestions.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod admin_common;
-
-use admin_common::*;
+use crate::support::admin::*;
 use bandmap_db::activity_counters::{self, Counter};
 use bandmap_db::runs::{JobType, Run, RunStatus};
 use bandmap_test_support::{spawn_app, spawn_app_with};

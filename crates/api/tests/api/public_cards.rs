@@ -21,7 +21,7 @@ async fn seeded() -> TestApp {
     let app = spawn_app().await;
     sqlx::raw_sql(SEED).execute(&app.db.pool).await.unwrap();
     // What the database's notification says a moment later, said now: the search must not
-    // answer from a copy loaded before the seed (tests/public_search_memory.rs tests the
+    // answer from a copy loaded before the seed (tests/api/public_search_memory.rs tests the
     // copy itself).
     app.state.name_search.changed();
     app

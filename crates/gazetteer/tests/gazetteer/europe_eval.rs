@@ -20,7 +20,7 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    let raw = include_str!("data/eval_locations.tsv");
+    let raw = include_str!("../data/eval_locations.tsv");
     raw.lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(|l| {

@@ -4,7 +4,7 @@
 //! search in the same run, in process, then through HTTP. Prints figures; asserts nothing
 //! about time (only that both give the same answer).
 //!
-//! `cargo test --release -p bandmap-api --test bands_bench -- --ignored --nocapture`
+//! `cargo test --release -p bandmap-api --test api bands_bench -- --ignored --nocapture`
 
 use bandmap_api::admin::bands::BandListParams;
 use bandmap_db::bands::admin as db;

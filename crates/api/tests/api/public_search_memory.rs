@@ -1,6 +1,6 @@
 //! `GET /api/search` from the in-memory copy (issue 18): with the public pool unable to
 //! reach the database, a loaded copy still answers — the same answers the SQL search gives
-//! in tests/public_cards.rs — and an accepted write through the admin API or the import
+//! in tests/api/public_cards.rs — and an accepted write through the admin API or the import
 //! sets the copy aside until it is reloaded, while a refused one does not.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

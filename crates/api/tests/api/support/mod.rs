@@ -1,0 +1,4 @@
+//! Helpers shared by the modules of the test binary.
+
+pub mod admin;
+pub mod db_proxy;
