@@ -190,6 +190,11 @@ pub const VARIABLES: &[Variable] = &[
         "tile URL template of the public map ({z}, {x}, {y}; `none`: points without a basemap)",
     ),
     var(
+        "PUBLIC_BASE_URL",
+        "",
+        "public origin of the site (https://host) for canonical links, OpenGraph tags, the sitemap and embed snippets; unset: http://BIND_ADDR",
+    ),
+    var(
         "WEB_DIR",
         "",
         "serve the front end from this folder instead of the embedded copy",
