@@ -90,7 +90,7 @@ fn place_name(town: &Town) -> String {
 fn top_genres(bands: &[TownBand]) -> Vec<String> {
     let mut counts: Vec<(String, usize)> = Vec::new();
     for genre in bands.iter().filter_map(|b| b.genre.as_deref()) {
-        for part in genre.split(['/', ',', ';']) {
+        for part in without_periods(genre).split(['/', ',', ';']) {
             let word = part.trim().trim_end_matches(" Metal").trim();
             if word.is_empty() {
                 continue;
@@ -110,6 +110,22 @@ fn top_genres(bands: &[TownBand]) -> Vec<String> {
         .take(TOP_GENRES)
         .map(|(w, _)| w)
         .collect()
+}
+
+/// `genre` without its era notes (`Black Metal (early); Ambient (later)` → `Black Metal ;
+/// Ambient `).
+fn without_periods(genre: &str) -> String {
+    let mut out = String::with_capacity(genre.len());
+    let mut depth = 0u32;
+    for c in genre.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out
 }
 
 fn years(bands: &[TownBand]) -> Option<(i32, i32)> {
@@ -195,5 +211,43 @@ fn section<'a>(title: &str, id: &str, bands: impl Iterator<Item = &'a TownBand>)
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn band(genre: &str) -> TownBand {
+        TownBand {
+            ma_id: 1,
+            name: "x".into(),
+            genre: Some(genre.into()),
+            status: None,
+            formed_year: None,
+            formed_here: true,
+            arrived: false,
+            left_town: false,
+        }
+    }
+
+    #[test]
+    fn genre_words_count_once_each_without_era_notes() {
+        let bands = [
+            band("Black Metal (early); Black 'n' Roll (later)"),
+            band("Black/Thrash Metal"),
+            band("Thrash Metal"),
+            band("Experimental/Ambient (later)"),
+        ];
+        assert_eq!(
+            top_genres(&bands),
+            [
+                "Black",
+                "Thrash",
+                "Ambient",
+                "Black 'n' Roll",
+                "Experimental"
+            ]
+        );
     }
 }
