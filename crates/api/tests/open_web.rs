@@ -452,6 +452,24 @@ async fn the_export_carries_derived_fields_only() {
 }
 
 #[tokio::test]
+async fn the_exports_stream_whole_when_compressed() {
+    let app = seeded().await;
+    for path in ["/api/export.csv", "/api/export.geojson?genre=black"] {
+        let res = app
+            .client
+            .get(app.url(path))
+            .header("accept-encoding", "gzip")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 200, "{path}");
+        assert_eq!(res.headers()["content-encoding"], "gzip", "{path}");
+        let body = res.bytes().await.expect("the whole body arrives");
+        assert!(body.len() > 100, "{path}");
+    }
+}
+
+#[tokio::test]
 async fn the_exports_are_in_the_openapi_document() {
     let app = seeded().await;
     let doc = app.openapi().await;

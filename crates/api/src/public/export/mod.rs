@@ -130,7 +130,12 @@ async fn export(state: AppState, p: ExportParams, format: Format) -> Result<Resp
         format,
         stage: Stage::Head,
     };
-    let body = Body::from_stream(futures::stream::unfold(cursor, Cursor::step));
+    // Fused: the compression layer polls the body once more after its end, which an
+    // `unfold` stream answers with a panic.
+    let body = Body::from_stream(futures::StreamExt::fuse(futures::stream::unfold(
+        cursor,
+        Cursor::step,
+    )));
     let (content_type, file) = match format {
         Format::GeoJson => ("application/geo+json", "bandmap-export.geojson"),
         Format::Csv => ("text/csv; charset=utf-8", "bandmap-export.csv"),
