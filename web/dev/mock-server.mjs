@@ -273,8 +273,24 @@ function authed(req) {
   return /(?:^|;\s*)bandmap_session=ok/.test(req.headers.cookie || '');
 }
 
+// /embed (issue 28): the map page as the real server shapes it (crates/api/src/pages/map_page.rs),
+// reduced to what the browser tests look at: the classes hiding the controls, the stylesheet,
+// the credit line linking back.
+function serveEmbed(res) {
+  fs.readFile(path.join(WEB, 'map/index.html'), 'utf8', (e, page) => {
+    if (e) return err(res, 404, 'not_found', 'not found');
+    const html = page
+      .replace('<html lang="fr">', '<html lang="fr" class="embed embed-no-search embed-no-filters embed-no-timeline">')
+      .replace('</head>', '<link rel="stylesheet" href="/map/embed.css"></head>')
+      .replace(/<\/body>(?![\s\S]*<\/body>)/, '<p class="embed-credit"><a href="/" target="_blank" rel="noopener">Band Map — voir la carte complète ↗</a></p></body>');
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache' });
+    res.end(html);
+  });
+}
+
 function serveStatic(req, res, pathname) {
   let rel;
+  if (pathname === '/embed') return serveEmbed(res);
   if (pathname === '/' || pathname === '/index.html') rel = 'map/index.html';
   else if (pathname === '/admin' || pathname === '/admin/') rel = 'admin/index.html';
   else if (pathname === '/favicon.svg') rel = 'favicon.svg';
@@ -289,6 +305,12 @@ function serveStatic(req, res, pathname) {
     // tests' CSP watch means something against the mock too.
     if (rel === 'admin/index.html') headers['Content-Security-Policy'] = ADMIN_CSP;
     res.writeHead(200, headers);
+    // The real server adds the "Intégrer" dialog to the map page (issue 28).
+    if (rel === 'map/index.html') {
+      res.end(buf.toString('utf8').replace('</head>',
+        '<link rel="stylesheet" href="/map/share.css"><script type="module" src="/map/share.js"></script></head>'));
+      return;
+    }
     res.end(buf);
   });
 }

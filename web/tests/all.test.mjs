@@ -11,6 +11,7 @@ import './map-card.spec.mjs';
 import './map-density.spec.mjs';
 import './map-families.spec.mjs';
 import './map-flows.spec.mjs';
+import './map-embed.spec.mjs';
 import './page-complete.spec.mjs';
 import './admin.spec.mjs';
 import './admin-operator.spec.mjs';

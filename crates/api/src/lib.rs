@@ -13,6 +13,7 @@ pub mod filter_text;
 pub mod import;
 pub mod jwt_crypto;
 pub mod openapi;
+pub mod pages;
 pub mod probes;
 pub mod public;
 pub mod retention;

@@ -26,6 +26,8 @@ const PERMISSIONS_POLICY: &str = "accelerometer=(), autoplay=(), camera=(), disp
 #[derive(Debug, Clone)]
 pub struct SecurityHeaders {
     csp: HeaderValue,
+    /// The same policy with `frame-ancestors *`: the embed page only (issue 28).
+    embed_csp: HeaderValue,
 }
 
 impl SecurityHeaders {
@@ -34,7 +36,9 @@ impl SecurityHeaders {
         let policy = content_security_policy(tile_source(tile_url).as_deref());
         let csp = HeaderValue::from_str(&policy)
             .unwrap_or_else(|_| HeaderValue::from_static(STRICT_FALLBACK));
-        Self { csp }
+        let embed_csp = HeaderValue::from_str(&embed_policy(&policy))
+            .unwrap_or_else(|_| HeaderValue::from_static(STRICT_FALLBACK));
+        Self { csp, embed_csp }
     }
 }
 
@@ -81,6 +85,14 @@ pub fn tile_source(tile_url: &str) -> Option<String> {
     Some(format!("{scheme}://{host}"))
 }
 
+/// The path of the embeddable map (`/embed`): the one answer any site may frame.
+pub const EMBED_PATH: &str = "/embed";
+
+/// `policy` with framing allowed from any site.
+pub fn embed_policy(policy: &str) -> String {
+    policy.replace("frame-ancestors 'none'", "frame-ancestors *")
+}
+
 /// Whether `path` is the admin API or the admin authentication area.
 fn is_admin_answer(path: &str) -> bool {
     path.starts_with("/admin/api/") || path.starts_with("/admin/auth/")
@@ -94,15 +106,25 @@ pub async fn apply(
 ) -> Response {
     // Admin answers (data, sessions) are never stored by a browser or a proxy (issue 31).
     let admin = is_admin_answer(req.uri().path());
+    let embed = req.uri().path() == EMBED_PATH;
     let mut response = next.run(req).await;
     let h = response.headers_mut();
     if admin {
         h.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
     }
+    // Framing: `/embed` may be framed by any site (CSP `frame-ancestors *`, and no
+    // X-Frame-Options, which would forbid it in older browsers); everything else by none.
+    let csp = if embed {
+        &headers.embed_csp
+    } else {
+        &headers.csp
+    };
     h.entry(CONTENT_SECURITY_POLICY)
-        .or_insert_with(|| headers.csp.clone());
+        .or_insert_with(|| csp.clone());
     h.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    h.insert(X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    if !embed {
+        h.insert(X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    }
     h.insert(
         REFERRER_POLICY,
         HeaderValue::from_static("strict-origin-when-cross-origin"),
@@ -141,5 +163,11 @@ mod tests {
         assert!(p.contains("frame-ancestors 'none'"));
         assert!(p.contains("img-src 'self' data: https://tile.example.org;"));
         assert!(HeaderValue::from_str(&p).is_ok());
+        let e = embed_policy(&p);
+        assert!(
+            e.contains("frame-ancestors *") && !e.contains("'none'; frame"),
+            "{e}"
+        );
+        assert_eq!(e.replace("frame-ancestors *", "frame-ancestors 'none'"), p);
     }
 }

@@ -96,65 +96,68 @@ pub fn build_router(state: AppState) -> Router {
     // document in a loop costs a copy of a reference, not a serialisation).
     let doc_json = axum::body::Bytes::from(serde_json::to_vec(&doc).unwrap_or_default());
     let files = WebFiles::new(state.config.server.web_dir.clone())
-        .with_tile_url(&state.config.server.map_tile_url);
+        .with_tile_url(&state.config.server.map_tile_url)
+        .with_public_base(&crate::pages::origin::public_base(&state.config));
     let security = Arc::new(SecurityHeaders::new(&state.config.server.map_tile_url));
     let tarpit = state.tarpit.clone();
     let body_timeout = state.config.limits.http.body_timeout;
-    api.route(
-        "/api/openapi.json",
-        get(move || {
-            let doc = doc_json.clone();
-            async move {
-                (
-                    [(
-                        axum::http::header::CONTENT_TYPE,
-                        axum::http::HeaderValue::from_static("application/json"),
-                    )],
-                    doc,
-                )
-            }
-        }),
-    )
-    .with_state(state)
-    .merge(web::router(files))
-    .fallback(|| async { plain(StatusCode::NOT_FOUND, "not_found", "no such endpoint") })
-    .method_not_allowed_fallback(|| async {
-        plain(
-            StatusCode::METHOD_NOT_ALLOWED,
-            "bad_request",
-            "method not allowed on this endpoint",
+    let pages = crate::pages::router(&state);
+    api.merge(pages)
+        .route(
+            "/api/openapi.json",
+            get(move || {
+                let doc = doc_json.clone();
+                async move {
+                    (
+                        [(
+                            axum::http::header::CONTENT_TYPE,
+                            axum::http::HeaderValue::from_static("application/json"),
+                        )],
+                        doc,
+                    )
+                }
+            }),
         )
-    })
-    .layer(CompressionLayer::new())
-    .layer(axum::middleware::from_fn_with_state(
-        security,
-        crate::security_headers::apply,
-    ))
-    .layer(axum::middleware::from_fn_with_state(
-        body_timeout,
-        crate::body_deadline::limit_body_time,
-    ))
-    .layer(axum::middleware::from_fn(time_limit))
-    .layer(axum::middleware::from_fn_with_state(
-        tarpit,
-        crate::tarpit::hold_refusals,
-    ))
-    .layer(CatchPanicLayer::custom(|_panic| -> Response {
-        tracing::error!("handler panicked");
-        plain(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal",
-            "internal error",
+        .with_state(state)
+        .merge(web::router(files))
+        .fallback(|| async { plain(StatusCode::NOT_FOUND, "not_found", "no such endpoint") })
+        .method_not_allowed_fallback(|| async {
+            plain(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "bad_request",
+                "method not allowed on this endpoint",
+            )
+        })
+        .layer(CompressionLayer::new())
+        .layer(axum::middleware::from_fn_with_state(
+            security,
+            crate::security_headers::apply,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            body_timeout,
+            crate::body_deadline::limit_body_time,
+        ))
+        .layer(axum::middleware::from_fn(time_limit))
+        .layer(axum::middleware::from_fn_with_state(
+            tarpit,
+            crate::tarpit::hold_refusals,
+        ))
+        .layer(CatchPanicLayer::custom(|_panic| -> Response {
+            tracing::error!("handler panicked");
+            plain(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal",
+                "internal error",
+            )
+            .into_response()
+        }))
+        .layer(axum::middleware::from_fn(bandmap_metrics::http::track))
+        .layer(
+            // One line per request at INFO, so the default `RUST_LOG=info` shows traffic.
+            TraceLayer::new_for_http()
+                .make_span_with(DefaultMakeSpan::new().level(Level::INFO))
+                .on_response(DefaultOnResponse::new().level(Level::INFO)),
         )
-        .into_response()
-    }))
-    .layer(axum::middleware::from_fn(bandmap_metrics::http::track))
-    .layer(
-        // One line per request at INFO, so the default `RUST_LOG=info` shows traffic.
-        TraceLayer::new_for_http()
-            .make_span_with(DefaultMakeSpan::new().level(Level::INFO))
-            .on_response(DefaultOnResponse::new().level(Level::INFO)),
-    )
 }
 
 /// Answers a JSON 503 when the handler runs past [`REQUEST_TIMEOUT`] (the handler's future

@@ -28,6 +28,8 @@ struct Assets;
 pub struct WebFiles {
     dir: Option<Arc<PathBuf>>,
     tile_url: Option<Arc<str>>,
+    /// The public origin written into the map page's preview tags (issue 28).
+    public_base: Option<Arc<str>>,
 }
 
 impl WebFiles {
@@ -36,6 +38,7 @@ impl WebFiles {
         Self {
             dir: dir.map(Arc::new),
             tile_url: None,
+            public_base: None,
         }
     }
 
@@ -43,6 +46,12 @@ impl WebFiles {
     /// `bandmap-tiles` meta tag.
     pub fn with_tile_url(mut self, url: &str) -> Self {
         self.tile_url = Some(Arc::from(url));
+        self
+    }
+
+    /// Writes this public origin into the map page's preview tags and embed snippet.
+    pub fn with_public_base(mut self, base: &str) -> Self {
+        self.public_base = Some(Arc::from(base));
         self
     }
 
@@ -64,6 +73,7 @@ impl WebFiles {
 pub fn router(files: WebFiles) -> Router {
     Router::new()
         .route("/", get(map_index))
+        .route(crate::security_headers::EMBED_PATH, get(embed_index))
         .route(
             "/admin",
             get(|| async { axum::response::Redirect::permanent("/admin/") }),
@@ -77,12 +87,41 @@ pub fn router(files: WebFiles) -> Router {
         .with_state(files)
 }
 
-async fn map_index(State(files): State<WebFiles>) -> Response {
-    let Some(url) = files.tile_url.clone() else {
-        return file_response(&files, "map/index.html");
+/// The map page with the tile URL and the preview tags written in.
+fn map_page(files: &WebFiles) -> Option<String> {
+    let page = String::from_utf8_lossy(&files.read("map/index.html")?).into_owned();
+    let page = match files.tile_url.as_deref() {
+        Some(url) => with_tile_url(&page, url),
+        None => page,
     };
-    match files.read("map/index.html") {
-        Some(page) => html_response(with_tile_url(&String::from_utf8_lossy(&page), &url)),
+    Some(page)
+}
+
+async fn map_index(State(files): State<WebFiles>) -> Response {
+    match map_page(&files) {
+        Some(page) => html_response(match files.public_base.as_deref() {
+            Some(base) => crate::pages::map_page::map_page(&page, base),
+            None => page,
+        }),
+        None => crate::error::plain(StatusCode::NOT_FOUND, "not_found", "no such file"),
+    }
+}
+
+/// `/embed?…`: the map alone, for other sites' frames (crate::pages::map_page).
+async fn embed_index(
+    State(files): State<WebFiles>,
+    axum::extract::RawQuery(query): axum::extract::RawQuery,
+) -> Response {
+    let pairs: Vec<(String, String)> =
+        url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+            .into_owned()
+            .collect();
+    match map_page(&files) {
+        Some(page) => html_response(crate::pages::map_page::embed_page(
+            &page,
+            files.public_base.as_deref().unwrap_or(""),
+            &pairs,
+        )),
         None => crate::error::plain(StatusCode::NOT_FOUND, "not_found", "no such file"),
     }
 }

@@ -58,6 +58,10 @@ pub struct ServerConfig {
     pub web_dir: Option<PathBuf>,
     /// Tile URL template of the public map (`{z}`, `{x}`, `{y}`), or `none`.
     pub map_tile_url: String,
+    /// The public origin of the site (`PUBLIC_BASE_URL`, e.g. `https://bandmap.example`),
+    /// written into canonical links, OpenGraph tags, the sitemap and the embed snippet;
+    /// `None`: `http://BIND_ADDR`. Never taken from a request's `Host` header.
+    pub public_base_url: Option<url::Url>,
     /// Bearer token of the import endpoint; unset (or shorter than 32 bytes) means the
     /// endpoint refuses everyone.
     pub import_token: Option<SecretString>,
@@ -297,6 +301,7 @@ fn server(r: &Reader<'_>) -> Result<ServerConfig, ConfigError> {
         trusted_proxies: trusted_proxies(r)?,
         web_dir: r.optional(v::WEB_DIR).map(PathBuf::from),
         map_tile_url: tile_url(r)?,
+        public_base_url: public_base_url(r)?,
         import_token: token
             .filter(|t| t.len() >= IMPORT_TOKEN_MIN_BYTES)
             .map(SecretString::from),
@@ -327,6 +332,31 @@ fn trusted_proxies(r: &Reader<'_>) -> Result<Vec<ipnet::IpNet>, ConfigError> {
                 })
         })
         .collect()
+}
+
+/// `PUBLIC_BASE_URL`: an http(s) origin (scheme, host, optional port; no path, query or
+/// fragment), or unset.
+fn public_base_url(r: &Reader<'_>) -> Result<Option<url::Url>, ConfigError> {
+    const VAR: v::Variable = v::PUBLIC_BASE_URL;
+    let Some(value) = r.optional(VAR) else {
+        return Ok(None);
+    };
+    let reason = "an http(s) origin such as https://bandmap.example (no path, query or fragment)";
+    let trimmed = value.trim_end_matches('/');
+    match url::Url::parse(trimmed) {
+        Ok(u)
+            if matches!(u.scheme(), "http" | "https")
+                && u.host_str().is_some()
+                && u.path() == "/"
+                && u.query().is_none()
+                && u.fragment().is_none()
+                && u.username().is_empty()
+                && u.password().is_none() =>
+        {
+            Ok(Some(u))
+        }
+        _ => Err(r.fail(VAR, &value, reason)),
+    }
 }
 
 /// `MAP_TILE_URL`: `none`, or an http(s) URL or same-origin path holding `{z}`, `{x}` and

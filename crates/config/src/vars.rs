@@ -80,6 +80,8 @@ variables! {
     HEARTBEAT_INTERVAL_SECS = "3600", "period of service_health heartbeats";
     MAP_TILE_URL = DEFAULT_TILE_URL,
         "tile URL template of the public map ({z}, {x}, {y}; `none`: points without a basemap)";
+    PUBLIC_BASE_URL = "",
+        "public origin of the site (https://host) for canonical links, OpenGraph tags, the sitemap and embed snippets; unset: http://BIND_ADDR";
     WEB_DIR = "", "serve the front end from this folder instead of the embedded copy";
     METRICS_ADDR = "",
         "address of this process's Prometheus `GET /metrics` listener (unset: no metrics); keep it private";

@@ -20,6 +20,7 @@ pub mod login_attempts;
 pub mod map_points;
 pub mod migrate;
 pub mod monitoring;
+pub mod pages;
 pub mod point;
 pub mod provider_pacing;
 pub mod retention;

@@ -5,6 +5,7 @@ pub mod bands;
 pub mod cache;
 pub mod clusters;
 pub mod countries;
+pub mod export;
 pub mod flows;
 pub mod map_state;
 pub mod params;
@@ -16,9 +17,9 @@ use tokio_util::sync::CancellationToken;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-/// Routes of the public API, mounted at `/api`. The card queries the database per request,
-/// and the search and the country counts may (while their in-memory copy is not known
-/// fresh); a flows answer not yet kept costs milliseconds of work on the index (a new
+/// Routes of the public API, mounted at `/api`. The card and the exports query the database
+/// per request, and the search and the country counts may (while their in-memory copy is not
+/// known fresh); a flows answer not yet kept costs milliseconds of work on the index (a new
 /// filter, docs/map.md "Flows"): all are rate-limited per client ([`rate_limit`]). The
 /// clusters are not: every answer costs microseconds.
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
@@ -28,6 +29,8 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
         .routes(routes!(countries::countries))
         .routes(routes!(flows::flows))
         .routes(routes!(flows::flow_bands))
+        .routes(routes!(export::export_geojson))
+        .routes(routes!(export::export_csv))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             rate_limit::limit,

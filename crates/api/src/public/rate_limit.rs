@@ -1,5 +1,6 @@
 //! Per-client rate limit of the public endpoints that query the database (`/api/bands/{id}`,
-//! `/api/search`, issue 18; `/api/countries`, issue 31). A token bucket per client address (governor's GCRA): a burst of
+//! `/api/search`, issue 18; `/api/countries`, issue 31; the exports, the town and band pages and
+//! the sitemap, issue 28). A token bucket per client address (governor's GCRA): a burst of
 //! `PUBLIC_RATE_BURST` requests, then `PUBLIC_RATE_PER_SEC` a second; past it a 429
 //! `rate_limited` with `Retry-After`, answered from memory before any database work. The
 //! map itself (`/api/clusters`) answers from memory and is not limited.

@@ -18,6 +18,7 @@ mod import;
 mod import_limits;
 mod limits;
 mod login_flood;
+mod open_web;
 mod probes;
 mod public_card_details;
 mod public_cards;

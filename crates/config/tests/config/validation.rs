@@ -196,3 +196,34 @@ fn the_map_tile_url_is_a_template_a_path_or_none() {
         );
     }
 }
+
+#[test]
+fn the_public_base_url_is_an_origin() {
+    let base = |v: &str| {
+        with(&[("PUBLIC_BASE_URL", v)]).map(|c| c.server.public_base_url.map(|u| u.to_string()))
+    };
+    assert_eq!(with(&[]).unwrap().server.public_base_url, None);
+    assert_eq!(
+        base("https://bandmap.example").unwrap().as_deref(),
+        Some("https://bandmap.example/")
+    );
+    assert_eq!(
+        base("http://127.0.0.1:8080/").unwrap().as_deref(),
+        Some("http://127.0.0.1:8080/")
+    );
+    for bad in [
+        "bandmap.example",
+        "ftp://bandmap.example",
+        "https://bandmap.example/map",
+        "https://bandmap.example/?a=1",
+        "https://bandmap.example/#x",
+        "https://user:pw@bandmap.example",
+        "javascript:alert(1)",
+    ] {
+        assert_eq!(
+            failing_var(&[("PUBLIC_BASE_URL", bad)]),
+            "PUBLIC_BASE_URL",
+            "{bad}"
+        );
+    }
+}
