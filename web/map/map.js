@@ -44,6 +44,11 @@ function createMap() {
   const map = L.map('map', { minZoom: 2, maxZoom: 18, worldCopyJump: false, keyboard: true, zoomControl: true })
     .setView(view.center, view.zoom);
   map.attributionControl.addAttribution(ATTRIBUTION);
+  // Keyboard: the map's controls (zoom, legend, layers) come before its markers in the Tab
+  // order (issue 29: Densité was the 68th stop, behind every marker). Their place on screen
+  // is set by CSS, not by the order of the elements.
+  const controls = map.getContainer().querySelector('.leaflet-control-container');
+  if (controls) map.getContainer().prepend(controls);
   return map;
 }
 

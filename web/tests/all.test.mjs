@@ -14,3 +14,5 @@ import './map-flows.spec.mjs';
 import './page-complete.spec.mjs';
 import './admin.spec.mjs';
 import './admin-operator.spec.mjs';
+import './issue29-map.spec.mjs';
+import './issue29-admin.spec.mjs';

@@ -28,7 +28,7 @@ mod unit;
 pub mod testing;
 
 pub use bandmap_db::Service;
-pub use drive::drive;
+pub use drive::{drive, drive_nudging};
 pub use panic::panic_message;
 pub use runtime::Runtime;
 pub use supervisor::{ServiceFactory, supervise};
