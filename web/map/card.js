@@ -180,6 +180,15 @@ export async function openCard(maId, { fit = true, minZoom = null, back = null }
   state.openBand = String(maId);
   updateUrl();
   showCardShell();
+  // A malformed `band=` in a link: said in words, no request (issue 29: the server's parse
+  // error was shown raw).
+  if (!/^\d{1,18}$/.test(String(maId))) {
+    clearPath();
+    card().replaceChildren(cardHeader('Lien invalide'),
+      h('p', { class: 'error', role: 'alert', id: 'card-bad-link' }, `« ${String(maId).slice(0, 40)} » n’est pas un numéro de groupe : le lien est incomplet ou mal recopié.`));
+    card().focus();
+    return;
+  }
   card().replaceChildren(backButton(), cardHeader('Chargement…'));
   try {
     const b = await getJson(`/api/bands/${encodeURIComponent(maId)}`, { signal: ctrl.signal });

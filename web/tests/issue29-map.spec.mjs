@@ -84,6 +84,43 @@ describe('issue 29: public map', () => {
     await page.close();
   });
 
+  test('3: offline, the towns that have bands are named and ranked for the view', async (t) => {
+    if (target.mock) return t.skip('needs the demo\'s towns');
+    const page = await browser.context.newPage();
+    const problems = watchPage(page);
+    // The country with most bands, at zoom 7 over its largest town.
+    const top = await page.evaluate(async () => {
+      const all = await (await fetch('/api/clusters?bbox=-180,-85,180,85&zoom=17')).json();
+      const byCountry = new Map();
+      for (const f of all.features) byCountry.set(f.properties.country, (byCountry.get(f.properties.country) || 0) + 1);
+      const country = [...byCountry].sort((a, b) => b[1] - a[1])[0][0];
+      const fc = await (await fetch(`/api/clusters?bbox=-180,-85,180,85&zoom=17&country=${encodeURIComponent(country)}`)).json();
+      const towns = new Map();
+      for (const f of fc.features) {
+        const p = f.properties;
+        const k = f.geometry.coordinates.join(',');
+        if (!towns.has(k)) towns.set(k, { c: f.geometry.coordinates, ids: new Set(), name: String(p.location_raw).split(',')[0].trim() });
+        towns.get(k).ids.add(p.ma_id);
+      }
+      const best = [...towns.values()].sort((a, b) => b.ids.size - a.ids.size || a.name.localeCompare(b.name, 'fr'))[0];
+      return { lon: best.c[0], lat: best.c[1], country, name: best.name, bands: best.ids.size };
+    });
+    await page.goto(`${target.url}/?country=${encodeURIComponent(top.country)}&lat=${top.lat}&lon=${top.lon}&z=7`);
+    await page.waitForFunction(() => document.querySelectorAll('.bm-town [data-town]').length > 0, null, { timeout: 15000 });
+    const names = await page.locator('.bm-town [data-town]').evaluateAll((els) => els.map((e) => e.dataset.town));
+    assert.ok(names.includes(top.name), `the largest town ${top.name} is named: ${names}`);
+    await page.click('#towns-toggle');
+    const first = page.locator('#towns-top button.town').first();
+    await first.waitFor({ timeout: 15000 });
+    assert.equal(await first.getAttribute('data-town'), top.name, 'the largest town heads the ranking');
+    assert.equal(Number(await first.getAttribute('data-bands')), top.bands);
+    await first.click();
+    await page.locator('#card .band-list').waitFor({ timeout: 5000 });
+    assert.equal(await page.locator('#card .band-list button').count(), top.bands, 'its list of bands');
+    assert.deepEqual(problems.errors, []);
+    await page.close();
+  });
+
   test('4 and 8: density: no "null", one class for one value, a zoomed-in view zooms out', async (t) => {
     if (target.mock) return t.skip('needs /api/countries');
     const page = await browser.context.newPage();
@@ -229,6 +266,27 @@ describe('issue 29: public map', () => {
     await page.waitForFunction(() => new URL(location.href).searchParams.get('genre') === 'Black');
     assert.equal(await page.locator('#f-genre').isVisible(), false, 'the drawer closed over the filtered map');
     assert.equal(await page.getAttribute('#filters-toggle', 'aria-expanded'), 'false');
+    assert.deepEqual(problems.errors, []);
+    await page.close();
+  });
+
+  test('also: unreachable tiles are given up and not credited; a malformed band link is said in words', async () => {
+    const page = await browser.context.newPage();
+    const problems = watchPage(page);
+    const tiles = [];
+    page.on('request', (r) => { if (!r.url().startsWith(target.url)) tiles.push(r.url()); });
+    await page.goto(`${target.url}/?band=12abc`);
+    await page.locator('#card-bad-link').waitFor({ timeout: 15000 });
+    assert.match(await page.locator('#card').innerText(), /pas un numéro de groupe/);
+    await page.waitForFunction(() => document.querySelector('#map').dataset.tiles === 'unreachable', null, { timeout: 15000 });
+    const before = tiles.length;
+    await page.mouse.move(700, 450);
+    await page.mouse.down();
+    await page.mouse.move(400, 300, { steps: 5 });
+    await page.mouse.up();
+    await page.waitForTimeout(500);
+    assert.equal(tiles.length, before, 'no tile asked for after giving up');
+    assert.doesNotMatch(await page.locator('.leaflet-control-attribution').innerText(), /OpenStreetMap/);
     assert.deepEqual(problems.errors, []);
     await page.close();
   });
