@@ -5,7 +5,7 @@ import { getJson } from './api.js';
 import { $, h, text, safeUrl, num } from './dom.js';
 import { state, updateUrl } from './state.js';
 import { initPath, clearPath, drawPath, fitPath, stepText } from './path.js';
-import { statusLabel, stepLabel, yearsActiveLabel } from './words.js';
+import { genreLabel, statusLabel, stepLabel, yearsActiveLabel } from './words.js';
 
 const card = () => $('card');
 let cardCtrl = null;
@@ -109,21 +109,21 @@ export function showBandList(title, bands, note = null) {
   clearPath();
   backTo = null;
   showCardShell();
-  card().replaceChildren(
+  card().replaceChildren(...[
     cardHeader(title),
     note ? h('p', { class: 'muted' }, note) : null,
     h('ul', { class: 'band-list', id: 'flow-bands', 'aria-label': title }, bands.map((b) => h('li', null,
       h('button', { type: 'button', onclick: () => openCard(b.ma_id), 'data-ma-id': b.ma_id },
         h('span', { class: 'name' }, text(b.name)),
         h('span', { class: 'muted' }, ` · ${text(b.genre)} · ${text(b.formed_year)}`))))),
-  );
+  ].filter(Boolean));
   card().focus();
 }
 
 function facts(b) {
   const row = (label, value) => [h('dt', null, label), h('dd', null, text(value))];
   return h('dl', null,
-    row('Genre', b.genre), row('Pays', b.country), row('Statut', statusLabel(b.status)), row('Formé en', b.formed_year),
+    row('Genre', genreLabel(b.genre)), row('Pays', b.country), row('Statut', statusLabel(b.status)), row('Formé en', b.formed_year),
     row('Années d’activité', yearsActiveLabel(b.years_active)), row('Thèmes', b.themes), row('Label', b.label));
 }
 
@@ -157,13 +157,14 @@ function renderCard(b, fit, minZoom) {
   // step's place): never re-sort them here.
   const steps = Array.isArray(b.steps) ? b.steps : [];
   const name = text(b.name);
-  card().replaceChildren(
+  // Absent parts are left out (replaceChildren writes a null as the text "null").
+  card().replaceChildren(...[
     backButton(),
     cardHeader(url ? h('a', { href: url, target: '_blank', rel: 'noopener noreferrer', title: 'Page du groupe sur l’encyclopédie' }, name) : name),
     facts(b),
     url ? h('p', null, h('a', { href: url, target: '_blank', rel: 'noopener noreferrer', class: 'upstream' }, 'Fiche sur l’encyclopédie ↗')) : null,
-    ...stepsSection(steps).filter(Boolean),
-  );
+    ...stepsSection(steps),
+  ].filter(Boolean));
   const drawn = drawPath(steps);
   if (fit) fitPath(state.map, drawn, coveredBottom(), { minZoom });
 }
@@ -189,7 +190,7 @@ export async function openCard(maId, { fit = true, minZoom = null, back = null }
     card().focus();
     return;
   }
-  card().replaceChildren(backButton(), cardHeader('Chargement…'));
+  card().replaceChildren(...[backButton(), cardHeader('Chargement…')].filter(Boolean));
   try {
     const b = await getJson(`/api/bands/${encodeURIComponent(maId)}`, { signal: ctrl.signal });
     if (ctrl !== cardCtrl) return;
@@ -197,8 +198,8 @@ export async function openCard(maId, { fit = true, minZoom = null, back = null }
   } catch (e) {
     if (ctrl !== cardCtrl) return;
     clearPath();
-    card().replaceChildren(backButton(), cardHeader('Fiche indisponible'),
-      h('p', { class: 'error', role: 'alert' }, e.status === 404 ? 'Groupe inconnu.' : `La fiche n’a pas pu être chargée : ${e.message}.`));
+    card().replaceChildren(...[backButton(), cardHeader('Fiche indisponible'),
+      h('p', { class: 'error', role: 'alert' }, e.status === 404 ? 'Groupe inconnu.' : `La fiche n’a pas pu être chargée : ${e.message}.`)].filter(Boolean));
   }
   card().focus();
 }

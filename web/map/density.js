@@ -116,12 +116,31 @@ function legendBody() {
   ].filter(Boolean));
 }
 
-/** The bounds of the countries painted (those of the answer). */
+/** The bounds of a country's largest polygon (its mainland: French Guiana or the Canaries
+ *  do not pull the frame across the ocean). */
+function mainBounds(layer) {
+  const ll = layer.getLatLngs?.();
+  if (!Array.isArray(ll) || !ll.length) return layer.getLatLng ? L.latLngBounds([layer.getLatLng()]) : null;
+  const polygons = Array.isArray(ll[0]?.[0]) ? ll : [ll]; // MultiPolygon or Polygon
+  let best = null;
+  let area = -1;
+  for (const rings of polygons) {
+    if (!rings?.[0]?.length) continue;
+    const b = L.latLngBounds(rings[0]);
+    const a = (b.getNorth() - b.getSouth()) * (b.getEast() - b.getWest());
+    if (a > area) [best, area] = [b, a];
+  }
+  return best;
+}
+
+/** The bounds of the countries painted (those of the answer), mainlands only. */
 function paintedBounds() {
   let bounds = null;
   shapesLayer?.eachLayer((l) => {
-    if (!itemOf(l.feature) || !l.getBounds) return;
-    bounds = bounds ? bounds.extend(l.getBounds()) : L.latLngBounds(l.getBounds().getSouthWest(), l.getBounds().getNorthEast());
+    if (!itemOf(l.feature)) return;
+    const b = mainBounds(l);
+    if (!b?.isValid()) return;
+    bounds = bounds ? bounds.extend(b) : L.latLngBounds(b.getSouthWest(), b.getNorthEast());
   });
   return bounds;
 }
@@ -132,7 +151,8 @@ function frameCountries() {
   const bounds = paintedBounds();
   if (!bounds?.isValid() || map.getBounds().contains(bounds)) return;
   const zoom = Math.min(map.getZoom(), map.getBoundsZoom(bounds, false, L.point(40, 40)));
-  if (zoom < map.getZoom()) map.setView(bounds.getCenter(), Math.max(zoom, map.getMinZoom()), { animate: false });
+  // Not below 3: a country reaching across the antimeridian (Russia) would show the world.
+  if (zoom < map.getZoom()) map.setView(bounds.getCenter(), Math.max(zoom, 3, map.getMinZoom()), { animate: false });
 }
 
 function paint() {

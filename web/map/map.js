@@ -52,10 +52,11 @@ function addTiles(map) {
   });
   tiles.on('tileerror', () => {
     failures += 1;
-    if (!loaded && failures >= TILE_FAILURES_BEFORE_GIVING_UP) {
-      tiles.off();
-      map.removeLayer(tiles);
+    if (!loaded && failures === TILE_FAILURES_BEFORE_GIVING_UP) {
       container.dataset.tiles = 'unreachable';
+      // Not from inside the layer's own event (and not tiles.off(): Leaflet unhooks the
+      // layer from the map through the layer's own "remove" event).
+      setTimeout(() => map.removeLayer(tiles), 0);
     }
   });
   tiles.addTo(map);

@@ -36,3 +36,11 @@ export function yearsActiveLabel(v) {
     .replace(/\?/g, 'date inconnue')
     .replace(/\(([^)]*)\)/g, (_, name) => `(sous le nom ${name})`)).join(', ');
 }
+
+/** "Death Metal (early); Black Metal (mid)" → "Death Metal (débuts) ; Black Metal (milieu)":
+ *  the catalogue's genre periods in words (genre names themselves stay as written). */
+export function genreLabel(g) {
+  if (g === null || g === undefined || g === '') return g;
+  return String(g).replace(/\(([^)]*)\)/g, (all, inner) => (/^[a-z/ ]+$/i.test(inner) ? `(${stepLabel(inner)})` : all))
+    .replace(/\s*;\s*/g, ' ; ');
+}

@@ -42,7 +42,7 @@ const coverRects = (page) => page.evaluate(() => {
 });
 
 /** Centres of the path's step markers. */
-const stepCentres = (page) => page.evaluate(() => [...document.querySelectorAll('.bm-step')].map((el) => {
+const stepCentres = (page) => page.evaluate(() => [...document.querySelectorAll(".leaflet-marker-icon.bm-step")].map((el) => {
   const r = el.getBoundingClientRect();
   return { x: (r.left + r.right) / 2, y: (r.top + r.bottom) / 2, label: el.textContent };
 }));
@@ -70,7 +70,7 @@ describe('issue 29: public map', () => {
     await option.waitFor({ timeout: 10000 });
     await option.click();
     await page.waitForFunction((id) => new URL(location.href).searchParams.get('band') === String(id), band.id);
-    await page.waitForFunction((n) => document.querySelectorAll('.bm-step').length === n, band.places, { timeout: 15000 });
+    await page.waitForFunction((n) => document.querySelectorAll(".leaflet-marker-icon.bm-step").length === n, band.places, { timeout: 15000 });
     await page.waitForTimeout(400); // the map settles (no animation: fitBounds without it)
     const map = await page.locator('#map').boundingBox();
     const covers = await coverRects(page);
@@ -89,6 +89,7 @@ describe('issue 29: public map', () => {
     const page = await browser.context.newPage();
     const problems = watchPage(page);
     // The country with most bands, at zoom 7 over its largest town.
+    await page.goto(`${target.url}/map/theme.css`);
     const top = await page.evaluate(async () => {
       const all = await (await fetch('/api/clusters?bbox=-180,-85,180,85&zoom=17')).json();
       const byCountry = new Map();
