@@ -29,6 +29,9 @@ export function pickMap(id, start, onPick) {
     if (start) map.setView(start, 6);
     else map.fitBounds(EUROPE);
     if (start) place(start);
+    // The zoom, for tests and the curious (data-zoom).
+    map.on('zoomend', () => { el.dataset.zoom = String(map.getZoom()); });
+    el.dataset.zoom = String(map.getZoom());
     map.on('click', (e) => {
       const lat = Math.round(e.latlng.lat * 1e5) / 1e5;
       const lon = Math.round(L.Util.wrapNum(e.latlng.lng, [-180, 180], true) * 1e5) / 1e5;
