@@ -134,17 +134,24 @@ mod tests {
         let start = tokio::time::Instant::now();
         Runtime::new(Service::Crawler, shutdown)
             .heartbeat(pool, hour, move || {
-                let mut seen = seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                let mut seen = seen
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
                 seen.push(tokio::time::Instant::now());
                 if seen.len() == 2 {
                     stop.cancel();
                 }
                 Vec::new()
             })
-            .unit(Pace::finishing(Duration::from_secs(1)), OneRun { done: false })
+            .unit(
+                Pace::finishing(Duration::from_secs(1)),
+                OneRun { done: false },
+            )
             .run()
             .await;
-        let beats = beats.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let beats = beats
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         assert_eq!(beats.len(), 2, "a beat at start and one after the run");
         assert!(
             beats[1] - start < hour / 2,

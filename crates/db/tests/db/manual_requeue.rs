@@ -77,7 +77,11 @@ async fn requeueing_a_hand_placed_row_clears_the_admins_point() {
         ("pending".to_string(), 0, None, None, None, None, None),
         "pending at its parsed step, nothing of the override left"
     );
-    assert_eq!(band_point(&db.pool).await, (None, None), "the band has no point");
+    assert_eq!(
+        band_point(&db.pool).await,
+        (None, None),
+        "the band has no point"
+    );
 }
 
 #[tokio::test]
@@ -88,7 +92,10 @@ async fn requeueing_a_provider_row_keeps_its_point_until_the_pipeline_answers() 
     assert!(requeue_one(&mut tx, id).await.unwrap());
     tx.commit().await.unwrap();
     let r = row(&db.pool, id).await;
-    assert_eq!((r.0.as_str(), r.2, r.4.as_deref()), ("pending", Some(60.39), Some("gazetteer")));
+    assert_eq!(
+        (r.0.as_str(), r.2, r.4.as_deref()),
+        ("pending", Some(60.39), Some("gazetteer"))
+    );
 }
 
 #[tokio::test]
