@@ -1,6 +1,7 @@
 // Shared UI bits: flash messages, async buttons, paging, errors.
 import { h, clear, fmtNum } from './dom.js';
 import { confirmDialog } from './confirm.js';
+import { apiErrorSentence } from './words.js';
 
 let flashBox = null;
 export function setFlashBox(el) {
@@ -23,7 +24,7 @@ export function flash(message, kind = 'info', { timeout = kind === 'error' ? 120
 
 export function errorText(e) {
   if (!e) return 'Erreur inconnue';
-  if (e.status) return `${e.message} (HTTP ${e.status}${e.code ? ', ' + e.code : ''})`;
+  if (e.status) return apiErrorSentence(e);
   return e.message || String(e);
 }
 

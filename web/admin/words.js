@@ -2,6 +2,7 @@
 // job types, run counters, heartbeat checks) and human durations. The raw keys stay in
 // data-* attributes and in the <details> disclosures for those who want them.
 import { fmtNum } from './dom.js';
+import { stepLabel } from '/map/words.js';
 
 const GEO_STATUS = {
   pending: 'en attente',
@@ -172,5 +173,60 @@ const FIELD = {
   themes: 'Thèmes', status: 'Statut', formed_year: 'Année de formation', lat: 'Latitude', lon: 'Longitude',
   enriched: 'Enrichi', enrich_pending: 'À relire', updated_at: 'Modifié le', crawled_at: 'Lu le',
   first_seen_at: 'Vu la première fois le',
+  // location rows (Journal diffs of location.patch / location.requeue)
+  id: 'Id', ma_id: 'Groupe (ma_id)', band_name: 'Groupe', step_order: 'Ordre de l’étape', step_label: 'Période',
+  location_raw: 'Lieu', attempts: 'Essais', error: 'Erreur', provider: 'Fournisseur', confidence: 'Confiance',
+  granularity: 'Précision', query: 'Requête', geocode_status: 'Statut', years_active: 'Années d’activité',
+  label: 'Label', locked_fields: 'Champs verrouillés',
 };
 export const fieldLabel = (f) => pick(FIELD, f);
+
+// The server's error messages (English, for API clients) said in French to the operator
+// (issue 29: "name cannot be empty (HTTP 400, bad_request)" was shown as is). The status
+// and code stay on the error object for those who need them.
+const ERROR_KIND = {
+  400: 'demande refusée', 401: 'session expirée ou absente', 403: 'action interdite', 404: 'introuvable',
+  409: 'conflit avec l’état actuel', 413: 'demande trop grosse', 422: 'demande refusée', 429: 'trop de demandes, réessayez dans un instant',
+  500: 'erreur du serveur', 502: 'serveur injoignable', 503: 'service indisponible', 504: 'le serveur n’a pas répondu à temps',
+};
+const ERROR_MESSAGES = [
+  [/^name cannot be empty$/, () => 'le nom ne peut pas être vide'],
+  [/^days must be between 1 and 90$/, () => 'le nombre de jours doit être compris entre 1 et 90'],
+  [/^job_type is required$/, () => 'le type de tâche est requis'],
+  [/^q \(the location text\) is required$/, () => 'le texte du lieu est requis'],
+  [/^the body must be a JSON object$/, () => 'le contenu envoyé n’est pas un objet JSON'],
+  [/^no band (\d+)$/, (m) => `aucun groupe n° ${m[1]}`],
+  [/^no band_locations row (\d+)$/, (m) => `aucune ligne de localisation n° ${m[1]}`],
+  [/^no crawl run (\d+)$/, (m) => `aucune exécution n° ${m[1]}`],
+  [/^no job (?:request|trigger) (\d+)$/, (m) => `aucune demande de tâche n° ${m[1]}`],
+  [/^(\w+) must be an integer$/, (m) => `« ${fieldLabel(m[1])} » doit être un nombre entier`],
+  [/^field must be one of: (.*)$/, (m) => `champ inconnu (champs possibles : ${m[1]})`],
+  [/^invalid body: (.*)$/, (m) => `contenu invalide (${m[1]})`],
+  [/^invalid query: (.*)$/, (m) => `paramètres invalides (${m[1]})`],
+  [/^lat must be/, () => 'la latitude doit être comprise entre -90 et 90'],
+  [/^lon must be/, () => 'la longitude doit être comprise entre -180 et 180'],
+];
+
+/** An API error in French: what kind of refusal, then the server's reason in words when
+ *  known (else as written, quoted). Network errors and timeouts keep their French text. */
+export function apiErrorSentence(e) {
+  const status = Number(e?.status) || 0;
+  const message = String(e?.message ?? '').trim();
+  if (!status) return message || 'erreur inconnue';
+  const kind = ERROR_KIND[status] ?? (status >= 500 ? 'erreur du serveur' : 'demande refusée');
+  for (const [re, say] of ERROR_MESSAGES) {
+    const m = re.exec(message);
+    if (m) return `${kind} : ${say(m)}`;
+  }
+  return message && !/^HTTP \d{3}\b/.test(message) ? `${kind} (détail du serveur : « ${message} »)` : kind;
+}
+
+/** The step as the operator reads it: its number in the band's path (1 = origin), or
+ *  "placée à la main" for an override (step_order -1, never shown raw), and its period. */
+export function stepText(l, number = null) {
+  const manual = Number(l.step_order) === -1;
+  const n = number ?? (Number.isFinite(Number(l.step_order)) && !manual ? Number(l.step_order) + 1 : null);
+  const parts = [n === null ? null : `${n}`, manual ? 'placée à la main' : null, l.step_label ? stepLabel(l.step_label) : null].filter(Boolean);
+  return parts.length ? parts.join(' · ') : '—';
+}
+

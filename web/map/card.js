@@ -5,9 +5,43 @@ import { getJson } from './api.js';
 import { $, h, text, safeUrl, num } from './dom.js';
 import { state, updateUrl } from './state.js';
 import { initPath, clearPath, drawPath, fitPath, stepText } from './path.js';
+import { genreLabel, statusLabel, stepLabel, yearsActiveLabel } from './words.js';
 
 const card = () => $('card');
 let cardCtrl = null;
+// What had the focus when the card opened (a marker, a search box, a list button): it gets
+// the focus back when the card closes (issue 29: Escape left the focus on <body>).
+let opener = null;
+// The legend folded by the card (issue 29: it covered the path); unfolded when it closes.
+let legendFolded = false;
+// The town list a band card was opened from: its card offers the way back.
+let backTo = null;
+
+/** Remembers what to give the focus back to: its element and how to find it again (the
+ *  markers are redrawn when the map moves). */
+function rememberOpener() {
+  const el = document.activeElement;
+  if (!el || el === document.body || card().contains(el)) return;
+  opener = { el, maId: el.dataset?.maId ?? null, label: el.getAttribute('aria-label') };
+}
+
+function restoreFocus() {
+  const o = opener;
+  opener = null;
+  if (!o) return;
+  let target = o.el?.isConnected ? o.el : null;
+  if (!target && o.maId) target = document.querySelector(`.bm-marker[data-ma-id="${CSS.escape(o.maId)}"]`);
+  if (!target && o.label) target = [...document.querySelectorAll('.bm-marker[aria-label]')].find((m) => m.getAttribute('aria-label') === o.label) ?? null;
+  (target ?? state.map.getContainer()).focus();
+}
+
+function foldLegend() {
+  const legend = $('legend');
+  if (legend?.open) {
+    legend.open = false;
+    legendFolded = true;
+  }
+}
 
 export function closeCard() {
   if (cardCtrl) cardCtrl.abort();
@@ -15,8 +49,12 @@ export function closeCard() {
   card().replaceChildren();
   clearPath();
   state.openBand = null;
+  backTo = null;
   updateUrl();
   state.map.invalidateSize();
+  if (legendFolded && $('legend')) $('legend').open = true;
+  legendFolded = false;
+  restoreFocus();
 }
 
 function cardHeader(title) {
@@ -27,6 +65,8 @@ function cardHeader(title) {
 
 function showCardShell() {
   const wasHidden = card().hidden;
+  rememberOpener();
+  foldLegend();
   card().hidden = false;
   if (wasHidden) state.map.invalidateSize();
 }
@@ -44,6 +84,7 @@ function coveredBottom() {
 export function showStack(items) {
   if (cardCtrl) cardCtrl.abort();
   clearPath();
+  backTo = null;
   const bands = new Map();
   for (const p of items) {
     if (!bands.has(p.ma_id)) bands.set(p.ma_id, { ...p, labels: [] });
@@ -54,9 +95,9 @@ export function showStack(items) {
   card().replaceChildren(
     cardHeader(`${list.length} groupes à ${text(items[0].location_raw)}`),
     h('ul', { class: 'band-list', 'aria-label': `Groupes à ${text(items[0].location_raw)}` }, list.map((p) => h('li', null,
-      h('button', { type: 'button', onclick: () => openCard(p.ma_id), 'data-ma-id': p.ma_id },
+      h('button', { type: 'button', onclick: () => openCard(p.ma_id, { back: { items, count: list.length, place: text(items[0].location_raw) } }), 'data-ma-id': p.ma_id },
         h('span', { class: 'name' }, text(p.name)),
-        h('span', { class: 'muted' }, ` · ${text(p.genre)} · ${text(p.formed_year)}${p.labels.length ? ` · ${p.labels.join(', ')}` : ''}`))))),
+        h('span', { class: 'muted' }, ` · ${text(p.genre)} · ${text(p.formed_year)}${p.labels.length ? ` · ${p.labels.map(stepLabel).join(', ')}` : ''}`))))),
   );
   card().focus();
 }
@@ -66,23 +107,24 @@ export function showStack(items) {
 export function showBandList(title, bands, note = null) {
   if (cardCtrl) cardCtrl.abort();
   clearPath();
+  backTo = null;
   showCardShell();
-  card().replaceChildren(
+  card().replaceChildren(...[
     cardHeader(title),
     note ? h('p', { class: 'muted' }, note) : null,
     h('ul', { class: 'band-list', id: 'flow-bands', 'aria-label': title }, bands.map((b) => h('li', null,
       h('button', { type: 'button', onclick: () => openCard(b.ma_id), 'data-ma-id': b.ma_id },
         h('span', { class: 'name' }, text(b.name)),
         h('span', { class: 'muted' }, ` · ${text(b.genre)} · ${text(b.formed_year)}`))))),
-  );
+  ].filter(Boolean));
   card().focus();
 }
 
 function facts(b) {
   const row = (label, value) => [h('dt', null, label), h('dd', null, text(value))];
   return h('dl', null,
-    row('Genre', b.genre), row('Pays', b.country), row('Statut', b.status), row('Formé en', b.formed_year),
-    row('Années d’activité', b.years_active), row('Thèmes', b.themes), row('Label', b.label));
+    row('Genre', genreLabel(b.genre)), row('Pays', b.country), row('Statut', statusLabel(b.status)), row('Formé en', b.formed_year),
+    row('Années d’activité', yearsActiveLabel(b.years_active)), row('Thèmes', b.themes), row('Label', b.label));
 }
 
 function stepItem(s) {
@@ -102,42 +144,62 @@ function stepsSection(steps) {
   ];
 }
 
-function renderCard(b, fit) {
+/** "← Les 5 groupes à Bergen": back to the town list the card was opened from. */
+function backButton() {
+  if (!backTo) return null;
+  const { items, count, place } = backTo;
+  return h('button', { type: 'button', class: 'card-back', id: 'card-back', onclick: () => showStack(items) }, `← Les ${count} groupes à ${place}`);
+}
+
+function renderCard(b, fit, minZoom) {
   const url = safeUrl(b.url);
   // The server sends the steps in path order (a manual override, step_order -1, keeps its
   // step's place): never re-sort them here.
   const steps = Array.isArray(b.steps) ? b.steps : [];
   const name = text(b.name);
-  card().replaceChildren(
+  // Absent parts are left out (replaceChildren writes a null as the text "null").
+  card().replaceChildren(...[
+    backButton(),
     cardHeader(url ? h('a', { href: url, target: '_blank', rel: 'noopener noreferrer', title: 'Page du groupe sur l’encyclopédie' }, name) : name),
     facts(b),
     url ? h('p', null, h('a', { href: url, target: '_blank', rel: 'noopener noreferrer', class: 'upstream' }, 'Fiche sur l’encyclopédie ↗')) : null,
-    ...stepsSection(steps).filter(Boolean),
-  );
+    ...stepsSection(steps),
+  ].filter(Boolean));
   const drawn = drawPath(steps);
-  if (fit) fitPath(state.map, drawn, coveredBottom());
+  if (fit) fitPath(state.map, drawn, coveredBottom(), { minZoom });
 }
 
-/** Opens the card of a band. `fit`: bring its path into view (not when the view is the
- *  one a shared link asked for, nor after the search has flown to the band). */
-export async function openCard(maId, { fit = true } = {}) {
+/** Opens the card of a band. `fit`: bring its whole path into view (not when the view is
+ *  the one a shared link asked for); `minZoom`: a single place is shown at least at this
+ *  zoom (the search); `back`: the town list it was chosen from ({items, count, place}). */
+export async function openCard(maId, { fit = true, minZoom = null, back = null } = {}) {
   if (maId === null || maId === undefined) return;
   if (cardCtrl) cardCtrl.abort();
+  backTo = back;
   const ctrl = new AbortController();
   cardCtrl = ctrl;
   state.openBand = String(maId);
   updateUrl();
   showCardShell();
-  card().replaceChildren(cardHeader('Chargement…'));
+  // A malformed `band=` in a link: said in words, no request (issue 29: the server's parse
+  // error was shown raw).
+  if (!/^\d{1,18}$/.test(String(maId))) {
+    clearPath();
+    card().replaceChildren(cardHeader('Lien invalide'),
+      h('p', { class: 'error', role: 'alert', id: 'card-bad-link' }, `« ${String(maId).slice(0, 40)} » n’est pas un numéro de groupe : le lien est incomplet ou mal recopié.`));
+    card().focus();
+    return;
+  }
+  card().replaceChildren(...[backButton(), cardHeader('Chargement…')].filter(Boolean));
   try {
     const b = await getJson(`/api/bands/${encodeURIComponent(maId)}`, { signal: ctrl.signal });
     if (ctrl !== cardCtrl) return;
-    renderCard(b || {}, fit);
+    renderCard(b || {}, fit, minZoom);
   } catch (e) {
     if (ctrl !== cardCtrl) return;
     clearPath();
-    card().replaceChildren(cardHeader('Fiche indisponible'),
-      h('p', { class: 'error', role: 'alert' }, e.status === 404 ? 'Groupe inconnu.' : `La fiche n’a pas pu être chargée : ${e.message}.`));
+    card().replaceChildren(...[backButton(), cardHeader('Fiche indisponible'),
+      h('p', { class: 'error', role: 'alert' }, e.status === 404 ? 'Groupe inconnu.' : `La fiche n’a pas pu être chargée : ${e.message}.`)].filter(Boolean));
   }
   card().focus();
 }

@@ -8,6 +8,7 @@ import { $, text } from './dom.js';
 import { showError, clearError } from './errors.js';
 import { markerIcon, accessibleMarker, clusterSize } from './markers.js';
 import { state, FILTERS } from './state.js';
+import { stepLabel } from './words.js';
 import { ringGradient, familiesText, familyLabel, isFamily, FAMILY_NAMES } from './families.js';
 
 const SAME_PLACE_ZOOM = 17;
@@ -40,17 +41,45 @@ function addCluster(latlng, p) {
   const target = Number.isFinite(Number(p.expansion_zoom)) ? Number(p.expansion_zoom) : map.getZoom() + 2;
   const icon = markerIcon(`${cls} bm-ring`, clusterSize(count), label, ringGradient(p.families));
   const mix = familiesText(p.families);
-  accessibleMarker(latlng, icon, `Groupe de ${count} points${mix ? ` (${mix})` : ''} : zoomer`, () => {
+  const zoomIn = () => {
     pendingTown = target >= SAME_PLACE_ZOOM ? latlng : null;
     map.setView(latlng, Math.min(map.getMaxZoom(), Math.max(target, map.getZoom() + 1)));
-  }, { count, kind: 'cluster' }).addTo(layer);
+  };
+  // A cluster that only splits at zoom 17 may be one town: its list opens at once, with no
+  // jump to zoom 17 over an empty street map (issue 29).
+  const activate = () => (target >= SAME_PLACE_ZOOM ? openTownOrZoom(latlng, zoomIn) : zoomIn());
+  accessibleMarker(latlng, icon, `Groupe de ${count} points${mix ? ` (${mix})` : ''} : ${target >= SAME_PLACE_ZOOM ? 'liste' : 'zoomer'}`, activate, { count, kind: 'cluster', expansionZoom: target }).addTo(layer);
+}
+
+/** The points of a cluster at `latlng` one by one (zoom 17 in a ~20 m box): when they share
+ *  one position the town's list opens where the map is; otherwise the map zooms in. */
+async function openTownOrZoom(latlng, zoomIn) {
+  const d = 0.0002;
+  const q = new URLSearchParams();
+  q.set('bbox', [latlng.lng - d, latlng.lat - d, latlng.lng + d, latlng.lat + d].map((v) => v.toFixed(6)).join(','));
+  q.set('zoom', String(SAME_PLACE_ZOOM));
+  for (const k of FILTERS) if (state.filters[k]) q.set(k, state.filters[k]);
+  if (state.families.length) q.set('family', state.families.join(','));
+  q.set('breakdown', 'families');
+  try {
+    const fc = await getJson(`/api/clusters?${q.toString()}`);
+    const points = (Array.isArray(fc?.features) ? fc.features : []).filter((f) => !f?.properties?.cluster);
+    const places = new Set(points.map((f) => `${Number(f.geometry?.coordinates?.[1]).toFixed(6)},${Number(f.geometry?.coordinates?.[0]).toFixed(6)}`));
+    if (points.length > 1 && places.size === 1) {
+      handlers.openStack(points.map((f) => f.properties), latlng);
+      return;
+    }
+  } catch {
+    // The list could not be read: zooming in still shows the points.
+  }
+  zoomIn();
 }
 
 function addStack(latlng, items) {
   if (items.length === 1) {
     const p = items[0];
     const fam = familyOf(p);
-    const label = `${text(p.name)} — ${text(p.location_raw)}${p.step_label ? ` (${p.step_label})` : ''}, ${familyLabel(fam)}`;
+    const label = `${text(p.name)} — ${text(p.location_raw)}${p.step_label ? ` (${stepLabel(p.step_label)})` : ''}, ${familyLabel(fam)}`;
     accessibleMarker(latlng, markerIcon(`bm-point fam-${fam}`, 16, ''), label, () => handlers.openBand(p.ma_id), { maId: p.ma_id, kind: 'point', family: fam })
       .addTo(layer);
     return;

@@ -10,7 +10,7 @@ import { $, h } from './dom.js';
 import { showError, clearError } from './errors.js';
 import { countryShapes } from './outline.js';
 import { smallCountryPoints } from './small-countries.js';
-import { state, updateUrl, FILTERS } from './state.js';
+import { state, updateUrl, FILTERS, urlHasView } from './state.js';
 import { familyLabel } from './families.js';
 
 // Sequential classes, dark to bright (the theme's reds toward bone).
@@ -38,6 +38,8 @@ const nice = (v) => (v <= 0 ? 0 : Number(v.toPrecision(2)));
 export function classBreaks(values) {
   const sorted = values.filter((v) => Number.isFinite(v) && v > 0).sort((a, b) => a - b);
   if (!sorted.length) return [];
+  // One value (one country, or all alike): one class, not "0 – v" and "v and more".
+  if (sorted[0] === sorted[sorted.length - 1]) return [0];
   const bounds = [0];
   for (let k = 1; k < COLOURS.length; k++) {
     const b = nice(sorted[Math.min(sorted.length - 1, Math.floor((k * sorted.length) / COLOURS.length))]);
@@ -99,16 +101,58 @@ function legendBody() {
     const sw = h('span', { class: 'dens-swatch', 'aria-hidden': 'true' });
     sw.style.background = COLOURS[i]; // CSSOM, allowed by the CSP (no style attribute)
     const upper = classes[i + 1];
-    return h('li', null, sw, h('span', null, upper === undefined ? `${fmtDensity(b)} et plus` : `${fmtDensity(b)} – ${fmtDensity(upper)}`));
+    const label = classes.length === 1 && ranked.length ? fmtDensity(ranked[0].per_100k)
+      : upper === undefined ? `${fmtDensity(b)} et plus` : `${fmtDensity(b)} – ${fmtDensity(upper)}`;
+    return h('li', null, sw, h('span', null, label));
   });
-  box.replaceChildren(
+  // Absent parts are left out (replaceChildren would write a null as the text "null").
+  box.replaceChildren(...[
     h('p', { class: 'dens-title' }, 'Groupes pour 100 000 habitants'),
     counted.length ? h('p', { class: 'dens-families', 'data-families': counted.join(',') }, `Familles : ${familiesText()}`) : null,
     classes.length ? h('ul', { class: 'dens-classes' }, rows) : h('p', { class: 'muted' }, ranked.length || !items.size ? 'Aucun groupe avec ces filtres.' : 'Populations indisponibles sur ce serveur.'),
     ranked.length ? h('ol', { class: 'dens-top', 'aria-label': 'Pays les plus denses' },
       ranked.slice(0, 5).map((i) => h('li', null, `${i.country ?? i.country_code} `, h('span', { class: 'figure' }, fmtDensity(i.per_100k))))) : null,
     h('p', { class: 'dens-source muted' }, 'Populations : GeoNames'),
-  );
+  ].filter(Boolean));
+}
+
+/** The bounds of a country's largest polygon (its mainland: French Guiana or the Canaries
+ *  do not pull the frame across the ocean). */
+function mainBounds(layer) {
+  const ll = layer.getLatLngs?.();
+  if (!Array.isArray(ll) || !ll.length) return layer.getLatLng ? L.latLngBounds([layer.getLatLng()]) : null;
+  const polygons = Array.isArray(ll[0]?.[0]) ? ll : [ll]; // MultiPolygon or Polygon
+  let best = null;
+  let area = -1;
+  for (const rings of polygons) {
+    if (!rings?.[0]?.length) continue;
+    const b = L.latLngBounds(rings[0]);
+    const a = (b.getNorth() - b.getSouth()) * (b.getEast() - b.getWest());
+    if (a > area) [best, area] = [b, a];
+  }
+  return best;
+}
+
+/** The bounds of the countries painted (those of the answer), mainlands only. */
+function paintedBounds() {
+  let bounds = null;
+  shapesLayer?.eachLayer((l) => {
+    if (!itemOf(l.feature)) return;
+    const b = mainBounds(l);
+    if (!b?.isValid()) return;
+    bounds = bounds ? bounds.extend(b) : L.latLngBounds(b.getSouthWest(), b.getNorthEast());
+  });
+  return bounds;
+}
+
+/** Zooms out to the countries painted when the view shows less than them (issue 29: at a
+ *  town's zoom the layer painted the whole screen one colour). Never zooms in. */
+function frameCountries() {
+  const bounds = paintedBounds();
+  if (!bounds?.isValid() || map.getBounds().contains(bounds)) return;
+  const zoom = Math.min(map.getZoom(), map.getBoundsZoom(bounds, false, L.point(40, 40)));
+  // Not below 3: a country reaching across the antimeridian (Russia) would show the world.
+  if (zoom < map.getZoom()) map.setView(bounds.getCenter(), Math.max(zoom, 3, map.getMinZoom()), { animate: false });
 }
 
 function paint() {
@@ -123,8 +167,9 @@ function paint() {
   $('map-status').textContent = `Densité : ${n} pays avec des groupes${filtered ? ' (filtres appliqués)' : ''}.`;
 }
 
-/** Loads the densities for the filters and repaints; resolves when done (or failed). */
-export async function loadDensity() {
+/** Loads the densities for the filters and repaints; resolves when done (or failed).
+ *  `frame`: zoom out to the countries concerned once painted (the layer was just opened). */
+export async function loadDensity({ frame = false } = {}) {
   if (state.layer !== 'density') return;
   if (ctrl) ctrl.abort();
   const mine = new AbortController();
@@ -145,6 +190,7 @@ export async function loadDensity() {
     await countryShapes().then(ensureShapes);
     if (mine !== ctrl) return;
     paint();
+    if (frame) frameCountries();
     clearError('density');
   } catch (e) {
     if (mine !== ctrl || isAbort(e)) return;
@@ -170,7 +216,7 @@ function ensureShapes(countries) {
   if (state.layer === 'density') shapesLayer.addTo(map);
 }
 
-function setMode(on) {
+function setMode(on, frame = true) {
   state.layer = on ? 'density' : null;
   updateUrl();
   const button = $('density-toggle');
@@ -179,7 +225,7 @@ function setMode(on) {
   onMode(!on);
   if (on) {
     if (shapesLayer) shapesLayer.addTo(map);
-    return loadDensity();
+    return loadDensity({ frame });
   }
   if (ctrl) ctrl.abort();
   if (shapesLayer) shapesLayer.remove();
@@ -206,5 +252,6 @@ export function initDensity(m, showClusters) {
   const pane = map.createPane(PANE);
   pane.style.zIndex = '350';
   new Toggle().addTo(map);
-  if (state.layer === 'density') setMode(true);
+  // A shared link with its view keeps that view.
+  if (state.layer === 'density') setMode(true, !urlHasView);
 }

@@ -1,6 +1,7 @@
 // The filter panel (genre, country, status, formation years); behind a button on phones.
 import { $ } from './dom.js';
 import { FILTERS, state, setFilters, onFiltersChange } from './state.js';
+import { statusLabel } from './words.js';
 
 const form = () => $('filters-form');
 
@@ -30,18 +31,28 @@ function submit(e) {
   }
   $('filters-error').hidden = true;
   setFilters(next);
+  // On a phone the panel is a drawer over the map: it closes to show the filtered map.
+  if ($('filters-panel').classList.contains('open')) setOpen(false, true);
+}
+
+function setOpen(open, focusToggle = false) {
+  $('filters-panel').classList.toggle('open', open);
+  $('filters-toggle').setAttribute('aria-expanded', String(open));
+  if (open) form().elements.genre.focus();
+  else if (focusToggle) $('filters-toggle').focus();
 }
 
 function toggle() {
-  const panel = $('filters-panel');
-  const button = $('filters-toggle');
-  const open = !panel.classList.contains('open');
-  panel.classList.toggle('open', open);
-  button.setAttribute('aria-expanded', String(open));
-  if (open) form().elements.genre.focus();
+  setOpen(!$('filters-panel').classList.contains('open'));
+}
+
+/** The status select shows the statuses in the page's words (values stay the catalogue's). */
+function statusWords() {
+  for (const o of form().elements.status.options) if (o.value) o.textContent = statusLabel(o.value);
 }
 
 export function initFilters() {
+  statusWords();
   fillForm();
   onFiltersChange(fillForm);
   form().addEventListener('submit', submit);

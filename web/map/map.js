@@ -4,7 +4,8 @@ import * as L from '/vendor/leaflet/leaflet-src.esm.js';
 import { $ } from './dom.js';
 import { state, initialView, updateUrl, onFiltersChange, urlHasView } from './state.js';
 import { addOutline } from './outline.js';
-import { initClusters, loadClusters, setClustersShown } from './clusters.js';
+import { initClusters, loadClusters, setClustersShown, bboxParam } from './clusters.js';
+import { initTowns, loadTowns } from './towns.js';
 import { initDensity, loadDensity } from './density.js';
 import { initFlows, loadFlows, showTownFlows } from './flows.js';
 import { initCard, openCard, showStack } from './card.js';
@@ -15,9 +16,15 @@ import { initTimeline } from './timeline.js';
 import { debounce } from './dom.js';
 
 const MOVE_DEBOUNCE_MS = 250;
-const ATTRIBUTION = '© <a href="https://www.openstreetmap.org/copyright">OpenStreetMap contributors</a> · '
-  + 'Lieux : <a href="https://www.geonames.org/">GeoNames (CC BY 4.0)</a> · '
+// OpenStreetMap is credited once one of its tiles is shown (issue 29: offline it was
+// credited for nothing); places and outlines are always ours to credit.
+const TILES_ATTRIBUTION = '© <a href="https://www.openstreetmap.org/copyright">OpenStreetMap contributors</a>';
+const ATTRIBUTION = 'Lieux : <a href="https://www.geonames.org/">GeoNames (CC BY 4.0)</a> · '
   + 'Contours : <a href="https://www.naturalearthdata.com/">Natural Earth</a>';
+// Tiles failing this many times in a row with none ever loaded: the tile server is out of
+// reach (offline); the layer is removed instead of asking again at every pan (20–30
+// console errors per pan before).
+const TILE_FAILURES_BEFORE_GIVING_UP = 12;
 
 // The tile URL is the server operator's choice (the <meta> tag of the page), never the
 // visitor's: a shared link must not be able to point the map's requests at another host.
@@ -35,7 +42,23 @@ function addTiles(map) {
   container.classList.add('tiles-off');
   if (!url) return;
   const tiles = L.tileLayer(url, { maxZoom: 19, crossOrigin: true, className: 'bm-tiles' });
-  tiles.on('tileload', () => container.classList.remove('tiles-off'));
+  let loaded = false;
+  let failures = 0;
+  tiles.on('tileload', () => {
+    failures = 0;
+    container.classList.remove('tiles-off');
+    if (!loaded) map.attributionControl.addAttribution(TILES_ATTRIBUTION);
+    loaded = true;
+  });
+  tiles.on('tileerror', () => {
+    failures += 1;
+    if (!loaded && failures === TILE_FAILURES_BEFORE_GIVING_UP) {
+      container.dataset.tiles = 'unreachable';
+      // Not from inside the layer's own event (and not tiles.off(): Leaflet unhooks the
+      // layer from the map through the layer's own "remove" event).
+      setTimeout(() => map.removeLayer(tiles), 0);
+    }
+  });
   tiles.addTo(map);
 }
 
@@ -44,6 +67,11 @@ function createMap() {
   const map = L.map('map', { minZoom: 2, maxZoom: 18, worldCopyJump: false, keyboard: true, zoomControl: true })
     .setView(view.center, view.zoom);
   map.attributionControl.addAttribution(ATTRIBUTION);
+  // Keyboard: the map's controls (zoom, legend, layers) come before its markers in the Tab
+  // order (issue 29: Densité was the 68th stop, behind every marker). Their place on screen
+  // is set by CSS, not by the order of the elements.
+  const controls = map.getContainer().querySelector('.leaflet-control-container');
+  if (controls) map.getContainer().prepend(controls);
   return map;
 }
 
@@ -60,19 +88,21 @@ function start() {
   initClusters(map, { openBand: openCard, openStack, families: showFamilyCounts });
   initDensity(map, setClustersShown);
   initFlows(map);
+  initTowns(map, { openTown: openStack, bbox: bboxParam });
   initCard(map);
   addLegend(map);
   initFilters();
   initSearch(openCard);
   initTimeline();
-  const reload = debounce(() => Promise.all([loadClusters(), loadFlows()]), MOVE_DEBOUNCE_MS);
+  const reload = debounce(() => Promise.all([loadClusters(), loadFlows(), loadTowns()]), MOVE_DEBOUNCE_MS);
   map.on('moveend', () => {
     updateUrl();
     reload();
   });
-  onFiltersChange(() => Promise.all([loadClusters(), loadDensity(), loadFlows()]));
+  onFiltersChange(() => Promise.all([loadClusters(), loadDensity(), loadFlows(), loadTowns()]));
   updateUrl();
   loadClusters();
+  loadTowns();
   // A shared link reopens the card at the link's view; a bare ?band= frames the path.
   if (state.openBand) openCard(state.openBand, { fit: !urlHasView });
 }

@@ -4,6 +4,7 @@
 // the start of a path is never hidden under another marker; nothing in it takes clicks.
 import * as L from '/vendor/leaflet/leaflet-src.esm.js';
 import { h, num, text } from './dom.js';
+import { stepLabel } from './words.js';
 
 const PANE = 'bandPath';
 let layer = null;
@@ -22,7 +23,7 @@ export function clearPath() {
 }
 
 /** The words of a step: its place and, when known, its label (early, later…). */
-export const stepText = (s) => `${text(s.location_raw)}${s.step_label ? ` (${s.step_label})` : ''}`;
+export const stepText = (s) => `${text(s.location_raw)}${s.step_label ? ` (${stepLabel(s.step_label)})` : ''}`;
 
 /** Located steps grouped by position (two steps in one town share a marker), in order. */
 function placedGroups(steps) {
@@ -73,18 +74,58 @@ export function drawPath(steps) {
   return line;
 }
 
-/** Brings the whole path into view (unless it already is), leaving room for the card
- *  when it covers the map (bottom sheet on phones). */
-export function fitPath(map, latlngs, coverBottom = 0) {
+/** The map's edges covered by its own overlays (status line, controls, legend, timeline)
+ *  and by the card's bottom sheet, in px: what a path must stay clear of. */
+function coveredEdges(map, coverBottom) {
+  const box = map.getContainer().getBoundingClientRect();
+  const seen = (el) => {
+    if (!el) return null;
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 ? r : null;
+  };
+  let right = 0;
+  let left = 0;
+  for (const c of map.getContainer().querySelectorAll('.leaflet-top.leaflet-right > *')) {
+    const r = seen(c);
+    if (r) right = Math.max(right, box.right - r.left);
+  }
+  for (const c of map.getContainer().querySelectorAll('.leaflet-top.leaflet-left > *')) {
+    const r = seen(c);
+    if (r) left = Math.max(left, r.right - box.left);
+  }
+  const status = seen(document.querySelector('.overlay-top'));
+  const timeline = seen(document.getElementById('timeline'));
+  return {
+    top: status ? Math.max(0, status.bottom - box.top) : 0,
+    bottom: Math.max(timeline ? Math.max(0, box.bottom - timeline.top) : 0, coverBottom),
+    left,
+    right,
+  };
+}
+
+/** Brings the whole path into view (unless it already is), clear of the map's overlays
+ *  (controls and legend, status line, timeline) and of the card when it covers the map
+ *  (bottom sheet on phones). `minZoom`: a single place is shown at least at this zoom (the
+ *  search's 10). */
+export function fitPath(map, latlngs, coverBottom = 0, { minZoom = null } = {}) {
   if (!latlngs.length) return;
   const bounds = L.latLngBounds(latlngs);
-  const pad = 40;
+  const pad = 30;
+  const edges = coveredEdges(map, coverBottom);
   const size = map.getSize();
+  const topLeft = [edges.left + pad, edges.top + pad];
+  const bottomRight = [edges.right + pad, edges.bottom + pad];
+  // Room left between the overlays; when they leave too little (a phone), the path only
+  // has to be on the map.
+  const roomy = size.x - topLeft[0] - bottomRight[0] > 80 && size.y - topLeft[1] - bottomRight[1] > 80;
+  const [tl, br] = roomy ? [topLeft, bottomRight] : [[pad, pad], [pad, pad + coverBottom]];
   const inner = L.latLngBounds(
-    map.containerPointToLatLng([pad, size.y - coverBottom - pad]),
-    map.containerPointToLatLng([size.x - pad, pad]),
+    map.containerPointToLatLng([tl[0], size.y - br[1]]),
+    map.containerPointToLatLng([size.x - br[0], tl[1]]),
   );
-  if (inner.contains(bounds)) return;
-  const maxZoom = Math.max(map.getZoom(), 9);
-  map.fitBounds(bounds, { paddingTopLeft: [pad, pad + 40], paddingBottomRight: [pad + 80, pad + coverBottom], maxZoom, animate: false });
+  const single = bounds.getNorthEast().equals(bounds.getSouthWest());
+  const tooFar = minZoom !== null && single && map.getZoom() < minZoom;
+  if (inner.contains(bounds) && !tooFar) return;
+  const maxZoom = Math.max(map.getZoom(), minZoom ?? 9, 9);
+  map.fitBounds(bounds, { paddingTopLeft: tl, paddingBottomRight: br, maxZoom: single ? Math.max(map.getZoom(), minZoom ?? map.getZoom()) : maxZoom, animate: false });
 }

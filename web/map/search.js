@@ -2,8 +2,7 @@
 // aria-activedescendant marks the highlighted option). ↑/↓ move, Enter chooses, Escape
 // closes. Choosing flies to the band and opens its card.
 import { getJson, isAbort } from './api.js';
-import { $, h, text, num, debounce } from './dom.js';
-import { state } from './state.js';
+import { $, h, text, debounce } from './dom.js';
 
 const DEBOUNCE_MS = 200;
 const MIN_CHARS = 2;
@@ -37,13 +36,10 @@ function highlight(i) {
 function choose(item) {
   close();
   input().value = item.name ?? '';
-  const lat = num(item.lat);
-  const lon = num(item.lon);
-  const located = Number.isFinite(lat) && Number.isFinite(lon);
-  if (located) state.map.flyTo([lat, lon], Math.max(state.map.getZoom(), 10), { duration: 0.8 });
-  // A band without a primary point: no flight; the card says which steps are not placed
-  // and brings the placed ones (if any) into view.
-  onChoose(item.ma_id, { fit: !located });
+  // The card frames the band's whole path once it is loaded (issue 29: flying to the first
+  // step left the later ones off screen); a band in one place is shown at zoom 10 at least.
+  // A band without a placed step does not move the map; its card says so.
+  onChoose(item.ma_id, { fit: true, minZoom: 10 });
 }
 
 function option(item, i) {

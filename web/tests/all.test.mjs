@@ -15,3 +15,5 @@ import './map-embed.spec.mjs';
 import './page-complete.spec.mjs';
 import './admin.spec.mjs';
 import './admin-operator.spec.mjs';
+import './issue29-map.spec.mjs';
+import './issue29-admin.spec.mjs';

@@ -74,6 +74,9 @@ pub struct RunCtl<'a> {
     /// The statistics published at each checkpoint and at the end.
     pub(crate) stats: CrawlStats,
     batches: u64,
+    /// The client's request total when the run started: the run's own count is the
+    /// total now minus this (the client is shared by every run of the process, issue 29).
+    requests_at_start: u64,
 }
 
 impl<'a> RunCtl<'a> {
@@ -97,8 +100,7 @@ impl<'a> RunCtl<'a> {
     /// cancel flag; a run closed by cleanup; shutdown).
     pub(crate) async fn checkpoint(&mut self) -> Result<Option<End>, JobError> {
         self.batches += 1;
-        let requests = self.crawler.client.stats().requests;
-        self.stats.client_requests.set(requests);
+        self.count_requests();
         self.run.write_stats(&self.stats).await?;
         if let Some(hook) = &self.crawler.hook {
             hook(self.run.id(), self.batches).await;
@@ -107,6 +109,16 @@ impl<'a> RunCtl<'a> {
             return Err(JobError::Shutdown);
         }
         Ok(self.run.check().await?)
+    }
+}
+
+impl RunCtl<'_> {
+    /// Sets `client_requests` to the requests this run made (not the process's total).
+    fn count_requests(&mut self) {
+        let total = self.crawler.client.stats().requests;
+        self.stats
+            .client_requests
+            .set(total.saturating_sub(self.requests_at_start));
     }
 }
 
@@ -132,6 +144,7 @@ pub async fn execute(
         run,
         stats: CrawlStats::default(),
         batches: 0,
+        requests_at_start: crawler.client.stats().requests,
     };
     ctl.stats.failed.add(0);
     let origin = match trigger_id {
@@ -194,11 +207,12 @@ fn end_of(result: Result<End, JobError>) -> End {
 
 /// Closes the run the way its body ended ([`Run::close`] owns the status and the line).
 async fn close(
-    ctl: RunCtl<'_>,
+    mut ctl: RunCtl<'_>,
     kind: JobKind,
     result: Result<End, JobError>,
 ) -> Result<RunOutcome, DbError> {
     let end = end_of(result);
+    ctl.count_requests();
     let RunCtl {
         crawler,
         run,

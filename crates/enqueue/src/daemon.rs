@@ -78,9 +78,11 @@ pub async fn run_with(
     );
     let poll = Poll::new(pool.clone(), instance.clone(), periods, shutdown.clone());
     Runtime::new(SERVICE, shutdown)
-        .heartbeat(pool, config.heartbeat_interval, move || {
-            health::checks(&hb_pool, max_age, started)
-        })
+        .heartbeat(
+            pool,
+            bandmap_runtime::Heartbeat::new(&config.hostname, config.heartbeat_interval),
+            move || health::checks(&hb_pool, max_age, started),
+        )
         .unit(Pace::finishing(periods.poll), poll)
         .run()
         .await;

@@ -10,7 +10,9 @@ use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 use sqlx::PgPool;
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 use std::time::Duration;
+use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 /// Service names of `service_health` (CONTRACT §3), as [`Service`] spells them.
@@ -102,16 +104,24 @@ impl Heartbeat {
     }
 }
 
-/// Writes a heartbeat now and then every `heartbeat.every` until `shutdown` fires.
-/// `make_checks` builds fresh probes for each beat.
+/// Shortest time between two beats asked for by `nudge` (issue 29: the row follows the
+/// work live, but a busy service does not rewrite it after every row).
+pub const NUDGE_MIN_GAP: Duration = Duration::from_secs(5);
+
+/// Writes a heartbeat now, then every `heartbeat.every`, and also soon after each `nudge` (a
+/// service's loop nudges after a unit of work, so "last run" and "progress" are judged on
+/// what just happened, not on an hourly snapshot; at most one beat per [`NUDGE_MIN_GAP`]),
+/// until `shutdown` fires. `make_checks` builds fresh probes for each beat.
 pub async fn run(
     pool: PgPool,
     service: Service,
     heartbeat: Heartbeat,
     make_checks: impl Fn() -> Vec<Check> + Send + Sync + 'static,
+    nudge: Arc<Notify>,
     shutdown: CancellationToken,
 ) {
     loop {
+        let beat_at = tokio::time::Instant::now();
         // A panic while building the checks is a failed beat, not a dead heartbeat task.
         match std::panic::catch_unwind(AssertUnwindSafe(&make_checks)) {
             Ok(checks) => beat(&pool, service, &heartbeat.instance, checks).await,
@@ -119,6 +129,12 @@ pub async fn run(
         }
         tokio::select! {
             _ = tokio::time::sleep(heartbeat.every) => {}
+            _ = nudge.notified() => {
+                tokio::select! {
+                    _ = tokio::time::sleep_until(beat_at + NUDGE_MIN_GAP) => {}
+                    _ = shutdown.cancelled() => return,
+                }
+            }
             _ = shutdown.cancelled() => return,
         }
     }

@@ -5,6 +5,7 @@ use crate::unit::{OnShutdown, Pace, Pass, Unit};
 use bandmap_db::Service;
 use futures::FutureExt;
 use std::panic::AssertUnwindSafe;
+use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 /// Runs `unit` again and again until `shutdown`. A unit that panics is caught and logged,
@@ -17,6 +18,18 @@ pub async fn drive<U: Unit>(
     shutdown: &CancellationToken,
     unit: &mut U,
 ) {
+    drive_nudging(service, pace, shutdown, unit, &Notify::new()).await;
+}
+
+/// [`drive`], nudging `worked` after every unit that did some work (the service's
+/// heartbeat listens: a run that just ended is seen at once, issue 29).
+pub async fn drive_nudging<U: Unit>(
+    service: Service,
+    pace: Pace,
+    shutdown: &CancellationToken,
+    unit: &mut U,
+    worked: &Notify,
+) {
     while !shutdown.is_cancelled() {
         let work = AssertUnwindSafe(unit.run()).catch_unwind();
         let outcome = match pace.on_shutdown {
@@ -27,7 +40,10 @@ pub async fn drive<U: Unit>(
             },
         };
         let pause = match outcome {
-            Ok(Ok(Pass::Worked)) => continue,
+            Ok(Ok(Pass::Worked)) => {
+                worked.notify_one();
+                continue;
+            }
             Ok(Ok(Pass::Idle)) => pace.idle_poll,
             Ok(Ok(Pass::Pause(pause))) => pause,
             Ok(Err(e)) => {

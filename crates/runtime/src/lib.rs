@@ -29,7 +29,7 @@ pub mod testing;
 
 pub use bandmap_db::Service;
 pub use bandmap_health::Heartbeat;
-pub use drive::drive;
+pub use drive::{drive, drive_nudging};
 pub use panic::panic_message;
 pub use runtime::Runtime;
 pub use supervisor::{ServiceFactory, supervise};

@@ -4,7 +4,7 @@ import { api } from '../api.js';
 import { h, clear, fmtNum, fmtDate, fmtText, fmtCost, table, badge, kvList, field, select, pre, safeUrl, DASH } from '../dom.js';
 import { navigate, replaceQuery, formParams } from '../router.js';
 import { flash, errorBox, actionButton, pager, loadInto, errorText } from '../ui.js';
-import { fieldLabel, geoStatusLabel, actionLabel } from '../words.js';
+import { fieldLabel, geoStatusLabel, actionLabel, stepText } from '../words.js';
 import { diffTable } from './journal.js';
 import { bandMap } from '../band-map.js';
 
@@ -211,7 +211,8 @@ export function mount(root, params) {
     wrap.append(h('h3', null, `Localisations (${locations.length})`), table(
       [
         { label: 'Id', render: (l) => h('a', { href: `#/locations?band=${encodeURIComponent(maId)}` }, fmtText(l.id)) },
-        { label: 'Étape', render: (l) => `${fmtText(l.step_order)} ${l.step_label ? '· ' + l.step_label : ''}` },
+        // Numbered as the public card numbers them: the row's line in the path (issue 29).
+        { label: 'Étape', render: (l) => stepText(l, locations.indexOf(l) + 1) },
         { label: 'Lieu', render: (l) => fmtText(l.location_raw) },
         { label: 'Statut', render: (l) => badge(geoStatusLabel(l.status ?? l.geocode_status), statusKind(l.status ?? l.geocode_status)) },
         { label: 'Fournisseur', render: (l) => fmtText(l.provider) },

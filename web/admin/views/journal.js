@@ -1,11 +1,11 @@
 // Journal: what happened. Activity list (runs + admin actions), run logs,
 // before/after diffs, crawl checkpoints.
 import { api } from '../api.js';
-import { h, clear, fmtNum, fmtDate, fmtText, asList, table, badge, field, select, pre, DASH } from '../dom.js';
+import { h, append, clear, fmtNum, fmtDate, fmtText, asList, table, badge, field, select, pre, DASH } from '../dom.js';
 import { navigate, formParams } from '../router.js';
 import { pager, loadInto } from '../ui.js';
 import { runLog } from '../run-log.js';
-import { jobTypeLabel, runStatusLabel, statsPairs, fmtDuration, secondsBetween, checkLabel, actionLabel } from '../words.js';
+import { jobTypeLabel, runStatusLabel, statsPairs, fmtDuration, secondsBetween, checkLabel, actionLabel, fieldLabel, geoStatusLabel } from '../words.js';
 
 function runStatusKind(s) {
   if (s === 'success') return 'ok';
@@ -23,15 +23,23 @@ export function diffTable(before, after) {
   const b = isObj(before) ? before : {};
   const a = isObj(after) ? after : {};
   const keys = [...new Set([...Object.keys(b), ...Object.keys(a)])];
-  const show = (v) => (v === undefined ? DASH : typeof v === 'string' ? v : JSON.stringify(v));
+  // Words, not raw values: dates in French, empty values as a dash, statuses and fields
+  // named (the raw key stays in the row's data-key).
+  const show = (k, v) => {
+    if (v === undefined || v === null || v === '') return DASH;
+    if (typeof v === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(v)) return fmtDate(v);
+    if (k === 'status' || k === 'geocode_status') return geoStatusLabel(v);
+    if (typeof v === 'boolean') return v ? 'oui' : 'non';
+    return typeof v === 'string' ? v : JSON.stringify(v);
+  };
   return table(
     [
-      { label: 'Champ', render: (k) => k },
-      { label: 'Avant', render: (k) => h('span', { class: 'diff-before' }, show(b[k])) },
-      { label: 'Après', render: (k) => h('span', { class: 'diff-after' }, show(a[k])) },
+      { label: 'Champ', render: (k) => h('span', { title: k }, fieldLabel(k)) },
+      { label: 'Avant', render: (k) => h('span', { class: 'diff-before' }, show(k, b[k])) },
+      { label: 'Après', render: (k) => h('span', { class: 'diff-after' }, show(k, a[k])) },
     ],
     keys,
-    { empty: 'Aucune différence enregistrée.', rowAttrs: (k) => ({ class: JSON.stringify(b[k]) !== JSON.stringify(a[k]) ? 'changed' : null }) },
+    { empty: 'Aucune différence enregistrée.', rowAttrs: (k) => ({ 'data-key': k, class: JSON.stringify(b[k]) !== JSON.stringify(a[k]) ? 'changed' : null }) },
   );
 }
 
@@ -72,11 +80,13 @@ export function mount(root, params) {
   function entryDetail(entry) {
     const box = h('div', { class: 'entry-detail' });
     if (entry.kind === 'run') {
-      box.append(
+      // append() through dom.js: an absent part is skipped (Element.append would write
+      // "null", issue 29).
+      append(box, [
         entry.error ? h('div', null, h('h4', null, 'Erreur'), pre(entry.error)) : null,
         statsPairs(entry.stats).length ? h('div', null, h('h4', null, 'Compteurs'), runCounters(entry.stats)) : null,
         entry.stats ? h('details', { class: 'raw' }, h('summary', null, 'Compteurs bruts'), pre(entry.stats)) : null,
-      );
+      ]);
       const log = runLog(entry, opts);
       streams.add(log);
       box.append(h('h4', null, 'Journal de l’exécution'), log.el);

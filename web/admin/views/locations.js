@@ -6,7 +6,7 @@ import { h, clear, fmtNum, fmtDate, fmtText, table, field, select, DASH, asList 
 import { navigate, formParams } from '../router.js';
 import { flash, actionButton, resultText, pager, loadInto, errorText } from '../ui.js';
 import { statusKind } from './bands.js';
-import { geoStatusLabel, checkSentence } from '../words.js';
+import { geoStatusLabel, checkSentence, stepText } from '../words.js';
 import { pickMap } from '../pick-map.js';
 
 /** Why pending rows cannot move: the geocoder's provider is off → the reason, else ''. */
@@ -20,8 +20,10 @@ export function providerOffReason(healthRows) {
   return '';
 }
 
-/** The offline gazetteer's places for a row's text, as buttons that fill the coordinates. */
-async function suggestions(l, onChoose, opts) {
+/** The offline gazetteer's places for a row's text: a button that fills the coordinates
+ *  and one that saves the place at once (« Utiliser ce lieu », issue 29); the places are
+ *  handed to `onPlaces` (drawn on the picker map). */
+async function suggestions(l, onChoose, opts, { onUse, onPlaces } = {}) {
   const data = await api.get('/admin/api/gazetteer/candidates', { q: l.location_raw, country: l.country }, opts);
   if (data && data.available === false) return h('p', { class: 'muted hint' }, 'Pas de suggestion : le gazetteer hors ligne n’est pas chargé sur ce serveur (scripts/fetch-gazetteer.sh).');
   const items = Array.isArray(data?.items) ? data.items : [];
@@ -30,13 +32,20 @@ async function suggestions(l, onChoose, opts) {
   for (const c of items) {
     const where = [c.admin1, c.country_code].filter(Boolean).join(', ');
     const pop = Number(c.population) > 0 ? ` · ${fmtNum(c.population)} hab.` : '';
+    const lat = Number(c.lat);
+    const lon = Number(c.lon);
     list.append(h('li', null, h('button', {
       type: 'button', class: `suggestion${c.in_region ? ' in-region' : ''}`, 'data-lat': String(c.lat), 'data-lon': String(c.lon),
-      onclick: () => onChoose(Number(c.lat), Number(c.lon)),
-    }, `${fmtText(c.name)} (${where})${pop}${c.in_region ? ' · dans la région indiquée' : ''}`)));
+      onclick: () => onChoose(lat, lon),
+    }, `${fmtText(c.name)} (${where})${pop}${c.in_region ? ' · dans la région indiquée' : ''}`),
+    onUse ? actionButton('Utiliser ce lieu', () => onUse(lat, lon, c), { className: 'use-place primary', title: `Enregistrer ${fmtText(c.name)} (${lat}, ${lon}) pour cette ligne` }) : null));
   }
+  onPlaces?.(items.map((c) => ({ lat: Number(c.lat), lon: Number(c.lon), name: String(c.name ?? '') })));
   return h('div', null, h('p', { class: 'hint' }, 'Suggestions du gazetteer :'), list);
 }
+
+/** A row placed by hand: requeueing it drops the admin's point. */
+const handPlaced = (l) => Number(l.step_order) === -1 || l.provider === 'manual';
 
 export const STATUSES = ['pending', 'processing', 'done', 'country_only', 'llm_needed', 'manual', 'error'];
 
@@ -145,7 +154,7 @@ export function mount(root, params) {
           [
             { label: 'Id', render: (l) => fmtText(l.id) },
             { label: 'Groupe', render: (l) => h('a', { href: `#/bands?q=${encodeURIComponent(l.ma_id)}&open=${encodeURIComponent(l.ma_id)}` }, fmtText(l.band_name ?? l.ma_id)) },
-            { label: 'Étape', render: (l) => `${fmtText(l.step_order)}${l.step_label ? ' · ' + l.step_label : ''}` },
+            { label: 'Étape', render: (l) => stepText(l) },
             { label: 'Lieu', render: (l) => fmtText(l.location_raw) },
             { label: 'Pays', render: (l) => fmtText(l.country) },
             { label: 'Statut', render: (l) => h('span', { class: `status-tag badge-${statusKind(l.status)}`, 'data-status': l.status ?? '' }, geoStatusLabel(l.status)) },
@@ -171,7 +180,12 @@ export function mount(root, params) {
     const requeue = waiting
       ? h('span', { class: 'wait-reason', role: 'note' }, `Déjà en file ; rien ne bouge car ${waitReason}. « Relancer » n’y changerait rien.`)
       : actionButton('Relancer', () => api.post(`/admin/api/locations/${encodeURIComponent(l.id)}/requeue`, {}), {
-      onDone: () => { flash(`Ligne ${l.id} remise en file.`, 'ok'); loadList(); loadCounters(); },
+      // Issue 29: a hand placement is the operator's own work: ask before dropping it.
+      confirmText: handPlaced(l)
+        ? `La ligne ${l.id} (« ${fmtText(l.location_raw)} ») a été placée à la main${l.lat !== null && l.lat !== undefined ? ` en ${fmtNum(l.lat, 4)}, ${fmtNum(l.lon, 4)}` : ''}. La relancer efface ce point : le groupe quitte la carte pour cette étape jusqu’à ce que le géocodage la retrouve. Relancer quand même ?`
+        : undefined,
+      danger: handPlaced(l),
+      onDone: () => { flash(`Ligne ${l.id} remise en file${handPlaced(l) ? ' ; le point placé à la main est effacé' : ''}.`, 'ok'); loadList(); loadCounters(); },
     });
     const latIn = h('input', { name: 'lat', id: `lat-${l.id}`, inputmode: 'decimal', size: '9', value: l.lat ?? '', placeholder: '48.85' });
     const lonIn = h('input', { name: 'lon', id: `lon-${l.id}`, inputmode: 'decimal', size: '9', value: l.lon ?? '', placeholder: '2.35' });
@@ -210,9 +224,26 @@ export function mount(root, params) {
     });
     const suggestEl = h('div', { class: 'suggestions', id: `suggest-${l.id}` });
     let suggested = false;
-    const disclosure = h('details', { class: 'manual-coords' }, h('summary', null, 'Coordonnées manuelles'),
-      h('p', { class: 'muted hint' }, 'Cliquez sur la carte, choisissez un lieu proposé par le gazetteer ou tapez les valeurs.'),
-      picker.el, suggestEl, coordForm);
+    // Issue 29: a large panel over the page (not a 165 px map in a table cell); Échap or
+    // « Fermer » closes it.
+    const closeButton = h('button', { type: 'button', class: 'pick-close', 'aria-label': 'Fermer les coordonnées manuelles' }, 'Fermer');
+    const panel = h('div', { class: 'pick-panel', role: 'group', 'aria-label': `Coordonnées manuelles de « ${fmtText(l.location_raw)} »` },
+      h('div', { class: 'pick-head' },
+        h('h3', null, `Placer « ${fmtText(l.location_raw)} » (ligne ${l.id}, ${fmtText(l.band_name ?? l.ma_id)})`), closeButton),
+      h('p', { class: 'muted hint' }, 'Cliquez sur la carte (la molette zoome), choisissez un lieu proposé par le gazetteer ou tapez les valeurs.'),
+      h('div', { class: 'pick-body' }, picker.el, h('div', { class: 'pick-side' }, suggestEl, coordForm)));
+    const disclosure = h('details', { class: 'manual-coords' }, h('summary', null, 'Coordonnées manuelles'), panel);
+    closeButton.addEventListener('click', () => { disclosure.open = false; disclosure.querySelector('summary').focus(); });
+    panel.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape') { e.stopPropagation(); closeButton.click(); }
+    });
+    const use = async (lat, lon, c) => {
+      await api.patch(`/admin/api/locations/${encodeURIComponent(l.id)}`, { lat, lon });
+      flash(`Ligne ${l.id} : placée à ${fmtText(c.name)} (${lat}, ${lon}).`, 'ok');
+      disclosure.open = false;
+      loadList();
+      loadCounters();
+    };
     disclosure.addEventListener('toggle', () => {
       if (!disclosure.open) return;
       picker.draw();
@@ -223,7 +254,7 @@ export function mount(root, params) {
           lonIn.value = String(lon);
           msg.textContent = '';
           picker.set(lat, lon);
-        }, opts));
+        }, opts, { onUse: use, onPlaces: picker.showPlaces }));
       }
     });
     return h('div', { class: 'row-actions' }, requeue, disclosure);

@@ -54,8 +54,10 @@ export function describe(state) {
   return { phase: 'waiting', kind: 'muted', text: `en attente depuis ${fmtDuration(secondsBetween(t.created_at))} : le service la prendra à son prochain passage.` };
 }
 
-/** → {el, stop(), add(id, type)}: the followed requests, polled while the view is open. */
-export function followedJobs() {
+/** → {el, stop(), add(id, type)}: the followed requests, polled while the view is open.
+ *  `onFinished()` is called when one of them ends (Pilotage refreshes, so its lists agree
+ *  with this one at once: issue 29). */
+export function followedJobs({ onFinished = () => {} } = {}) {
   const listEl = h('ul', { class: 'followed', id: 'followed-jobs', 'aria-live': 'polite' });
   const el = h('div', null, listEl);
   let timer = null;
@@ -96,6 +98,10 @@ export function followedJobs() {
       } catch (err) {
         if (err && err.status === 404) { e.finished = true; e.state = { trigger: { status: 'cancelled', error: 'demande introuvable' } }; changed = true; }
       }
+    }
+    if (list.some((x) => x.finished && !x.told)) {
+      for (const x of list) if (x.finished) x.told = true;
+      onFinished();
     }
     if (changed) {
       // Keep the entries removed meanwhile (Masquer) removed.

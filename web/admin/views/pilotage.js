@@ -3,7 +3,7 @@
 // failed job requests, job buttons (a full crawl asks first, in red), the enrichment
 // queue, catalogue stats, auto-refresh every 15 s, and a live log monitor.
 import { api } from '../api.js';
-import { h, clear, fmtNum, fmtDate, fmtText, asList, table, badge, kvList } from '../dom.js';
+import { h, append, clear, fmtNum, fmtDate, fmtText, asList, table, badge, kvList } from '../dom.js';
 import { flash, errorBox, actionButton, errorText } from '../ui.js';
 import { jobTypeLabel, runStatusLabel, fmtDuration, secondsBetween, statsPairs } from '../words.js';
 import { healthCards, verdict, banner, pipeline, runProgress, since } from './pilotage-parts.js';
@@ -86,7 +86,7 @@ export function mount(root) {
   const stamp = h('span', { class: 'muted', 'aria-live': 'polite' });
   const autoBox = h('input', { type: 'checkbox', id: 'pilotage-auto', checked: true });
   const charts = geocodingCharts(ctrl.signal);
-  const followed = followedJobs();
+  const followed = followedJobs({ onFinished: () => refresh() });
   const refreshBtn = h('button', { type: 'button', id: 'pilotage-refresh', onclick: () => { refresh(); charts.load(); } }, 'Actualiser');
 
   const loading = () => h('div', null, h('p', { class: 'muted' }, 'Chargement…'));
@@ -187,8 +187,15 @@ export function mount(root) {
   }
 
   function renderLast(entries) {
-    const done = entries.filter((e) => e.kind === 'run' && e.finished_at).slice(0, 5);
-    clear(secLast).append(table(
+    // Issue 29: automatic runs that took no time and changed nothing (a scheduled
+    // incremental crawl with nothing new) crowded out the runs that matter; they are
+    // counted in a line under the table, and stay in the Journal.
+    const finished = entries.filter((e) => e.kind === 'run' && e.finished_at);
+    const idle = (e) => e.status === 'success' && secondsBetween(e.started_at, e.finished_at) < 1
+      && !['inserted', 'updated', 'enriched', 'failed'].some((k) => Number(e.stats?.[k]) > 0);
+    const done = finished.filter((e) => !idle(e)).slice(0, 5);
+    const hidden = finished.slice(0, Math.max(5, finished.indexOf(done[done.length - 1]) + 1)).filter(idle).length;
+    append(clear(secLast), [table(
       [
         { label: 'N°', render: (r) => fmtText(r.id) },
         { label: 'Tâche', render: (r) => jobTypeLabel(r.type) },
@@ -199,7 +206,8 @@ export function mount(root) {
       ],
       done,
       { empty: 'Aucune exécution terminée.', rowAttrs: (r) => ({ 'data-run-id': String(r.id) }) },
-    ), h('p', null, h('a', { href: '#/journal?kind=run' }, 'Tout le journal des exécutions →')));
+    ), hidden ? h('p', { class: 'muted', id: 'last-runs-idle' }, `${hidden} exécution(s) automatique(s) sans effet (moins d’une seconde, rien de changé) non listée(s) ici.`) : null,
+    h('p', null, h('a', { href: '#/journal?kind=run' }, 'Tout le journal des exécutions →'))]);
   }
 
   function renderPending(jobs) {
@@ -292,7 +300,7 @@ export function mount(root) {
       api.get('/admin/api/stats', null, opts),
       api.get('/admin/api/queue', null, opts),
       api.get('/admin/api/job-triggers', { status: 'error', limit: 10 }, opts),
-      api.get('/admin/api/activity', { kind: 'run', limit: 10 }, opts),
+      api.get('/admin/api/activity', { kind: 'run', limit: 30 }, opts),
     ]);
     busy = false;
     refreshBtn.disabled = false;

@@ -3,6 +3,7 @@
 
 mod common;
 mod demo;
+mod run_requests;
 mod runtime;
 mod scheduler;
 mod solver;

@@ -5,10 +5,14 @@
 //! naming only its country is found to be one again by the geocoder
 //! ([`super::claim::Claimed::kind`]), since the columns the kind is derived from are left
 //! alone. It abandons a manual override: `step_order` returns to the parser's
-//! `parsed_step`, since the row is now the pipeline's again. Rows leaving
+//! `parsed_step`, since the row is now the pipeline's again — and with it the admin's
+//! point: `lat`, `lon`, `provider` (`manual`), `confidence` and `geocode_granularity` of an
+//! override are cleared (issue 29: a re-queued row showing provider `manual`, confidence 1
+//! and the old point while the pipeline looks for it again contradicted itself). Rows leaving
 //! `done`/`country_only` no longer carry their band's primary point, so every re-queue
 //! re-synchronises the primary points of the bands it touched, in the same transaction.
 
+use super::kind::MANUAL_STEP;
 use super::status::GeocodeStatus;
 use crate::Result;
 use sqlx::PgConnection;
@@ -18,10 +22,16 @@ use std::collections::BTreeMap;
 pub async fn requeue_one(conn: &mut PgConnection, id: i64) -> Result<bool> {
     let ma_id: Option<i64> = sqlx::query_scalar(
         "UPDATE band_locations SET geocode_status = 'pending', attempts = 0, error = NULL,
-             next_attempt_at = now(), claimed_at = NULL, llm_lease = NULL, step_order = parsed_step
+             next_attempt_at = now(), claimed_at = NULL, llm_lease = NULL, step_order = parsed_step,
+             lat = CASE WHEN step_order = $2 THEN NULL ELSE lat END,
+             lon = CASE WHEN step_order = $2 THEN NULL ELSE lon END,
+             provider = CASE WHEN step_order = $2 THEN NULL ELSE provider END,
+             confidence = CASE WHEN step_order = $2 THEN NULL ELSE confidence END,
+             geocode_granularity = CASE WHEN step_order = $2 THEN NULL ELSE geocode_granularity END
          WHERE id = $1 RETURNING ma_id",
     )
     .bind(id)
+    .bind(MANUAL_STEP)
     .fetch_optional(&mut *conn)
     .await?;
     match ma_id {
@@ -84,16 +94,17 @@ pub async fn bulk_requeue(conn: &mut PgConnection, action: Bulk) -> Result<BTree
          )
          UPDATE band_locations l SET geocode_status = 'pending', attempts = 0, error = NULL,
              next_attempt_at = now(), claimed_at = NULL, llm_lease = NULL, step_order = l.parsed_step,
-             lat = CASE WHEN $2 THEN NULL ELSE l.lat END,
-             lon = CASE WHEN $2 THEN NULL ELSE l.lon END,
-             provider = CASE WHEN $2 THEN NULL ELSE l.provider END,
-             confidence = CASE WHEN $2 THEN NULL ELSE l.confidence END,
-             geocode_granularity = CASE WHEN $2 THEN NULL ELSE l.geocode_granularity END
+             lat = CASE WHEN $2 OR l.step_order = $3 THEN NULL ELSE l.lat END,
+             lon = CASE WHEN $2 OR l.step_order = $3 THEN NULL ELSE l.lon END,
+             provider = CASE WHEN $2 OR l.step_order = $3 THEN NULL ELSE l.provider END,
+             confidence = CASE WHEN $2 OR l.step_order = $3 THEN NULL ELSE l.confidence END,
+             geocode_granularity = CASE WHEN $2 OR l.step_order = $3 THEN NULL ELSE l.geocode_granularity END
          FROM target t WHERE l.id = t.id
          RETURNING l.ma_id, t.was",
     )
     .bind(action.statuses())
     .bind(action.clears_result())
+    .bind(MANUAL_STEP)
     .fetch_all(&mut *conn)
     .await?;
     let mut by_status = BTreeMap::new();

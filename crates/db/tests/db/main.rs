@@ -6,6 +6,7 @@ mod connect;
 mod enrich_claims;
 mod leases;
 mod location_lifecycle;
+mod manual_requeue;
 mod migrations;
 mod pipeline_plans;
 mod retention;

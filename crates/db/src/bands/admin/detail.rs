@@ -157,13 +157,15 @@ pub async fn band_detail(db: impl PgExecutor<'_>, ma_id: i64) -> Result<Option<B
         .await?)
 }
 
-/// The band's location rows, in step order.
+/// The band's location rows, in path order: the parser's step (a manual override,
+/// `step_order` -1, keeps its step's place), as the public card lists them — so the
+/// console numbers the steps as the card does (issue 29).
 pub async fn locations(db: impl PgExecutor<'_>, ma_id: i64) -> Result<Vec<BandLocation>> {
     Ok(sqlx::query_as::<_, BandLocation>(
         "SELECT id, step_order, step_label, location_raw, country, geocode_status AS status,
                 provider, confidence, geocode_granularity AS granularity, lat, lon, attempts,
                 error, query
-         FROM band_locations WHERE ma_id = $1 ORDER BY step_order, id",
+         FROM band_locations WHERE ma_id = $1 ORDER BY parsed_step, id",
     )
     .bind(ma_id)
     .fetch_all(db)
