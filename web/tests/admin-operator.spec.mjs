@@ -539,6 +539,8 @@ describe('admin console, what an operator fixes (issue 17)', () => {
     await page.waitForFunction(() => document.querySelector('#band-detail')?.hidden === true);
     await page.keyboard.press('5');
     await page.waitForFunction(() => location.hash.startsWith('#/llm'));
+    // The router marks the menu on its hashchange, which runs after the hash has changed.
+    await page.locator('#main .view-llm').waitFor({ timeout: 15000 });
     assert.equal(await page.locator('.mainnav a[aria-current="page"]').getAttribute('data-view'), 'llm');
   });
 
