@@ -151,7 +151,7 @@ function backButton() {
   return h('button', { type: 'button', class: 'card-back', id: 'card-back', onclick: () => showStack(items) }, `← Les ${count} groupes à ${place}`);
 }
 
-function renderCard(b, fit, minZoom) {
+function renderCard(b, fit, minZoom, frame) {
   const url = safeUrl(b.url);
   // The server sends the steps in path order (a manual override, step_order -1, keeps its
   // step's place): never re-sort them here.
@@ -166,13 +166,14 @@ function renderCard(b, fit, minZoom) {
     ...stepsSection(steps),
   ].filter(Boolean));
   const drawn = drawPath(steps);
-  if (fit) fitPath(state.map, drawn, coveredBottom(), { minZoom });
+  if (fit) fitPath(state.map, drawn, coveredBottom(), { minZoom, frame });
 }
 
 /** Opens the card of a band. `fit`: bring its whole path into view (not when the view is
  *  the one a shared link asked for); `minZoom`: a single place is shown at least at this
- *  zoom (the search); `back`: the town list it was chosen from ({items, count, place}). */
-export async function openCard(maId, { fit = true, minZoom = null, back = null } = {}) {
+ *  zoom (the search); `frame`: fit the path even when it is in view (the search);
+ *  `back`: the town list it was chosen from ({items, count, place}). */
+export async function openCard(maId, { fit = true, minZoom = null, frame = false, back = null } = {}) {
   if (maId === null || maId === undefined) return;
   if (cardCtrl) cardCtrl.abort();
   backTo = back;
@@ -194,7 +195,7 @@ export async function openCard(maId, { fit = true, minZoom = null, back = null }
   try {
     const b = await getJson(`/api/bands/${encodeURIComponent(maId)}`, { signal: ctrl.signal });
     if (ctrl !== cardCtrl) return;
-    renderCard(b || {}, fit, minZoom);
+    renderCard(b || {}, fit, minZoom, frame);
   } catch (e) {
     if (ctrl !== cardCtrl) return;
     clearPath();

@@ -106,8 +106,9 @@ function coveredEdges(map, coverBottom) {
 /** Brings the whole path into view (unless it already is), clear of the map's overlays
  *  (controls and legend, status line, timeline) and of the card when it covers the map
  *  (bottom sheet on phones). `minZoom`: a single place is shown at least at this zoom (the
- *  search's 10). */
-export function fitPath(map, latlngs, coverBottom = 0, { minZoom = null } = {}) {
+ *  search's 10); `frame`: fit the path even when it is already in view (the search: the
+ *  visitor asked for this band, its path is shown as large as it fits). */
+export function fitPath(map, latlngs, coverBottom = 0, { minZoom = null, frame = false } = {}) {
   if (!latlngs.length) return;
   const bounds = L.latLngBounds(latlngs);
   const pad = 30;
@@ -125,7 +126,7 @@ export function fitPath(map, latlngs, coverBottom = 0, { minZoom = null } = {}) 
   );
   const single = bounds.getNorthEast().equals(bounds.getSouthWest());
   const tooFar = minZoom !== null && single && map.getZoom() < minZoom;
-  if (inner.contains(bounds) && !tooFar) return;
+  if (inner.contains(bounds) && !tooFar && !frame) return;
   const maxZoom = Math.max(map.getZoom(), minZoom ?? 9, 9);
   map.fitBounds(bounds, { paddingTopLeft: tl, paddingBottomRight: br, maxZoom: single ? Math.max(map.getZoom(), minZoom ?? map.getZoom()) : maxZoom, animate: false });
 }

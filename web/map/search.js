@@ -39,7 +39,7 @@ function choose(item) {
   // The card frames the band's whole path once it is loaded (issue 29: flying to the first
   // step left the later ones off screen); a band in one place is shown at zoom 10 at least.
   // A band without a placed step does not move the map; its card says so.
-  onChoose(item.ma_id, { fit: true, minZoom: 10 });
+  onChoose(item.ma_id, { fit: true, minZoom: 10, frame: true });
 }
 
 function option(item, i) {

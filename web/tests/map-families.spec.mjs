@@ -34,7 +34,9 @@ describe('public map: genre families', () => {
     assert.ok(points(all) > 0, 'points at first');
 
     // Rings: each cluster marker is painted with the conic-gradient of its families.
-    const ring = await page.locator('.bm-cluster').first().evaluate((el) => el.style.getPropertyValue('--ring'));
+    // (A map marker: the legend's swatch is a .bm-cluster too, and the controls come first
+    // in the page since issue 29.)
+    const ring = await page.locator('.leaflet-marker-icon.bm-cluster').first().evaluate((el) => el.style.getPropertyValue('--ring'));
     assert.match(ring, /^conic-gradient\(var\(--fam-/, `a cluster's ring: ${ring}`);
     // The legend shows the view's points per family, as the API broke them down.
     const apiDoom = all.features.reduce((s, f) => s + (f.properties.cluster
