@@ -50,7 +50,8 @@ log "build order: setup after, then cargo build again"
 rm -rf "$aside"
 SKIP_NPM=1 scripts/setup-web.sh >/dev/null
 cargo build -p bandmap "${embed[@]}"
-cp target/debug/bandmap "${workdir}/bandmap"
+target_dir=${CARGO_TARGET_DIR:-target}
+cp "${target_dir}/debug/bandmap" "${workdir}/bandmap"
 
 psql_super -d postgres -c "DROP DATABASE IF EXISTS ${db} WITH (FORCE)" >/dev/null
 psql_super -d postgres -c "CREATE DATABASE ${db}" >/dev/null
