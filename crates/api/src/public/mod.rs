@@ -17,16 +17,17 @@ use tokio_util::sync::CancellationToken;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-/// Routes of the public API, mounted at `/api`. The card and the exports query the database
-/// per request, and the search and the country counts may (while their in-memory copy is not
-/// known fresh): all are rate-limited per client ([`rate_limit`]).
+/// Routes of the public API, mounted at `/api`. The card queries the database per request,
+/// and the search and the country counts may (while their in-memory copy is not known
+/// fresh): all three are rate-limited per client ([`rate_limit`]).
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
+        // The exports read the database per batch (issue 28): rate-limited like the card.
+        .routes(routes!(export::export_geojson))
+        .routes(routes!(export::export_csv))
         .routes(routes!(bands::band_card))
         .routes(routes!(search::search))
         .routes(routes!(countries::countries))
-        .routes(routes!(export::export_geojson))
-        .routes(routes!(export::export_csv))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             rate_limit::limit,
