@@ -3,6 +3,7 @@
 //! embed — controls chosen by the URL, a credit line linking back to the full map,
 //! `noindex`. The page file itself stays as the front end wrote it.
 
+use super::i18n::Lang;
 use super::meta::{self, PageMeta};
 use maud::html;
 
@@ -42,8 +43,10 @@ pub fn map_page(page: &str, base: &str) -> String {
     let meta = PageMeta {
         title: MAP_TITLE.to_string(),
         description: MAP_DESCRIPTION.to_string(),
-        canonical: format!("{base}/"),
+        path: "/".to_string(),
         og_type: "website",
+        lang: Lang::Fr,
+        translated: false,
     };
     let extra = format!(
         "{}{}<link rel=\"stylesheet\" href=\"/map/share.css\">\n<script type=\"module\" src=\"/map/share.js\"></script>\n",
