@@ -34,19 +34,21 @@ describe('town and band pages', () => {
   let browser;
   useTargetAndBrowser((t, b) => { target = t; browser = b; });
 
-  for (const [label, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]]) {
-    test(`${label}: town page → band page → map, accessible`, async (t) => {
+  // Both languages: French on a desktop, English on a phone (the URL chooses).
+  for (const [label, viewport, lang] of [['desktop', { width: 1280, height: 900 }, 'fr'], ['phone', { width: 390, height: 844 }, 'en']]) {
+    test(`${label}, ${lang}: town page → band page → map, accessible`, async (t) => {
       if (target.mock) return t.skip('the mock server has no town pages');
       const page = await browser.context.newPage();
       await page.setViewportSize(viewport);
       const problems = watchPage(page);
-      await page.goto(`${target.url}${await firstTown(target)}`);
+      await page.goto(`${target.url}${await firstTown(target)}?lang=${lang}`);
+      assert.equal(await page.getAttribute('html', 'lang'), lang);
       assert.ok((await page.locator('h1').innerText()).length > 0);
       assert.deepEqual(await axeSerious(page), [], 'town page');
       const noScroll = await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1);
       assert.ok(noScroll, 'no sideways scroll');
       await page.locator('table.bands a').first().click();
-      await page.waitForURL(/\/band\/\d+$/);
+      await page.waitForURL(new RegExp(`/band/\\d+\\?lang=${lang}$`));
       assert.ok(await page.locator('ol.path li').count() > 0, 'the band page lists its path');
       assert.deepEqual(await axeSerious(page), [], 'band page');
       await page.locator('a.button[href^="/?band="]').click();
