@@ -13,7 +13,6 @@ import { initSearch } from './search.js';
 import { addLegend, showFamilyCounts } from './legend.js';
 import { initTimeline } from './timeline.js';
 import { debounce } from './dom.js';
-import { addTiles } from './tiles.js';
 
 const MOVE_DEBOUNCE_MS = 250;
 const ATTRIBUTION = '© <a href="https://www.openstreetmap.org/copyright">OpenStreetMap contributors</a> · '
@@ -28,6 +27,18 @@ function tileUrl() {
   return /^(https?:)?\/\//.test(t) || t.startsWith('/') ? t : null;
 }
 
+/** Tiles on top of the outline map; while none has loaded, the container says so
+ *  (map.css keeps the outline map as the look, nothing looks broken). */
+function addTiles(map) {
+  const url = tileUrl();
+  const container = map.getContainer();
+  container.classList.add('tiles-off');
+  if (!url) return;
+  const tiles = L.tileLayer(url, { maxZoom: 19, crossOrigin: true, className: 'bm-tiles' });
+  tiles.on('tileload', () => container.classList.remove('tiles-off'));
+  tiles.addTo(map);
+}
+
 function createMap() {
   const view = initialView();
   const map = L.map('map', { minZoom: 2, maxZoom: 18, worldCopyJump: false, keyboard: true, zoomControl: true })
@@ -40,7 +51,7 @@ function start() {
   $('boot-fallback')?.remove();
   const map = createMap();
   state.map = map;
-  addTiles(map, tileUrl());
+  addTiles(map);
   addOutline(map);
   const openStack = (items, latlng) => {
     showStack(items);

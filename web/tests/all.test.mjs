@@ -12,7 +12,6 @@ import './map-density.spec.mjs';
 import './map-families.spec.mjs';
 import './map-flows.spec.mjs';
 import './map-embed.spec.mjs';
-import './map-tiles.spec.mjs';
 import './pages.spec.mjs';
 import './page-complete.spec.mjs';
 import './admin.spec.mjs';
