@@ -340,7 +340,7 @@ async fn the_embed_switches_its_controls_and_links_back() {
     let app = seeded().await;
     let (_, _, html) = page(&app, "/embed?lat=60&lon=10&z=5&genre=black&timeline=1").await;
     assert!(
-        html.contains("<html lang=\"fr\" class=\"embed embed-no-search embed-no-filters\">"),
+        html.contains("<html class=\"embed embed-no-search embed-no-filters\" lang=\"fr\">"),
         "{html}"
     );
     assert!(html.contains(&format!(

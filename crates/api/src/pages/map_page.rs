@@ -109,11 +109,16 @@ pub fn embed_page(page: &str, base: &str, query: &[(String, String)]) -> String 
     }
     .into_string();
     let page = with_head(page, &head);
-    let page = page.replacen(
-        "<html lang=\"fr\">",
-        &format!("<html lang=\"fr\" class=\"{}\">", classes.join(" ")),
-        1,
-    );
+    // The classes go first in the page's `<html` tag, whatever attributes follow.
+    let page = match page.find("<html") {
+        Some(i) => format!(
+            "{}<html class=\"{}\"{}",
+            &page[..i],
+            classes.join(" "),
+            &page[i + "<html".len()..]
+        ),
+        None => page,
+    };
     match page.rfind("</body>") {
         Some(i) => format!("{}{credit}{}", &page[..i], &page[i..]),
         None => page,
@@ -155,7 +160,7 @@ mod tests {
                 ("legend", "0"),
             ]),
         );
-        assert!(out.contains(r#"<html lang="fr" class="embed embed-no-filters embed-no-timeline embed-no-legend">"#), "{out}");
+        assert!(out.contains(r#"<html class="embed embed-no-filters embed-no-timeline embed-no-legend" lang="fr">"#), "{out}");
         assert!(out.contains("href=\"https://m.example/?lat=60&amp;lon=10&amp;z=6&amp;genre=a%22%3E%3Cscript%3E\""), "{out}");
         assert!(!out.contains("<script>"));
         assert!(out.contains(r#"<meta name="robots" content="noindex">"#));
