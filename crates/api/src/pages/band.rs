@@ -2,9 +2,11 @@
 //! step (each located place linking to its town page), its upstream page and a link to
 //! the map with its card open. An unknown or malformed id answers the 404 page.
 
+use super::i18n::{Lang, PageLang};
 use super::layout;
 use super::meta::PageMeta;
-use super::{not_found, origin, town, upstream_link};
+use super::not_found::{self, Missing};
+use super::{origin, town, upstream_link};
 use crate::error::ApiError;
 use crate::extract::Path;
 use crate::state::AppState;
@@ -22,13 +24,14 @@ pub fn path(ma_id: i64) -> String {
 /// `/band/{ma_id}`.
 pub async fn page(
     State(state): State<AppState>,
+    PageLang(lang): PageLang,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let Some(ma_id) = id.parse::<i64>().ok().filter(|&n| n > 0) else {
-        return Ok(not_found::page("Ce groupe"));
+        return Ok(not_found::page(lang, Missing::Band));
     };
     let Some(b) = band::band(&state.public_pool, ma_id).await? else {
-        return Ok(not_found::page("Ce groupe"));
+        return Ok(not_found::page(lang, Missing::Band));
     };
     let steps = group_steps(band::steps(&state.public_pool, ma_id).await?);
     let base = origin::public_base(&state.config);
@@ -38,13 +41,15 @@ pub async fn page(
             Some(genre) => format!("{} — {genre} · Band Map", b.name),
             None => format!("{} · Band Map", b.name),
         },
-        description: describe(&b, &steps),
-        canonical: format!("{base}{}", path(ma_id)),
+        description: describe(lang, &b, &steps),
+        path: path(ma_id),
         og_type: "website",
+        lang,
+        translated: true,
     };
     Ok(layout::respond(
         StatusCode::OK,
-        layout::page(&meta, &base, content(&b, &steps, &upstream)),
+        layout::page(&meta, &base, content(lang, &b, &steps, &upstream)),
     ))
 }
 
@@ -79,7 +84,7 @@ fn place_name(p: &PageStep) -> &str {
         .unwrap_or(&p.location_raw)
 }
 
-fn describe(b: &BandPage, steps: &[Step]) -> String {
+fn describe(lang: Lang, b: &BandPage, steps: &[Step]) -> String {
     let mut facts: Vec<String> = Vec::new();
     if let Some(genre) = b.genre.as_deref().filter(|g| !g.is_empty()) {
         facts.push(genre.to_string());
@@ -88,12 +93,15 @@ fn describe(b: &BandPage, steps: &[Step]) -> String {
         facts.push(country.to_string());
     }
     if let Some(year) = b.formed_year {
-        facts.push(format!("formé en {year}"));
+        facts.push(lang.fill("band.formed_in", &[("year", &year.to_string())]));
     }
     let mut text = if facts.is_empty() {
-        format!("{} : groupe de metal.", b.name)
+        lang.fill("band.description_plain", &[("name", &b.name)])
     } else {
-        format!("{} : {}.", b.name, facts.join(", "))
+        lang.fill(
+            "band.description_facts",
+            &[("name", &b.name), ("facts", &facts.join(", "))],
+        )
     };
     let path: Vec<String> = steps
         .iter()
@@ -106,24 +114,26 @@ fn describe(b: &BandPage, steps: &[Step]) -> String {
         })
         .collect();
     if !path.is_empty() {
-        text.push_str(&format!(" Parcours : {}.", path.join(" → ")));
+        text.push(' ');
+        text.push_str(&lang.fill("band.description_path", &[("path", &path.join(" → "))]));
     }
-    text.push_str(" Sa carte et ses lieux sur Band Map.");
+    text.push(' ');
+    text.push_str(lang.t("band.description_end"));
     text
 }
 
-fn content(b: &BandPage, steps: &[Step], upstream: &str) -> Markup {
+fn content(lang: Lang, b: &BandPage, steps: &[Step], upstream: &str) -> Markup {
     html! {
         h1 { (b.name) }
         dl class="facts" {
-            dt { "Genre" } dd { (b.genre.as_deref().unwrap_or("—")) }
-            dt { "Pays" } dd { (b.country.as_deref().unwrap_or("—")) }
-            dt { "Statut" } dd { (b.status.as_deref().unwrap_or("—")) }
-            dt { "Formé en" } dd { @if let Some(y) = b.formed_year { (y) } @else { "—" } }
+            dt { (lang.t("table.genre")) } dd { (b.genre.as_deref().unwrap_or("—")) }
+            dt { (lang.t("band.country")) } dd { (b.country.as_deref().unwrap_or("—")) }
+            dt { (lang.t("table.status")) } dd { (b.status.as_deref().unwrap_or("—")) }
+            dt { (lang.t("table.formed")) } dd { @if let Some(y) = b.formed_year { (y) } @else { "—" } }
         }
-        h2 { "Parcours" }
+        h2 { (lang.t("band.path")) }
         @if steps.is_empty() {
-            p { "Aucun lieu connu pour ce groupe." }
+            p { (lang.t("band.no_place")) }
         } @else {
             ol class="path" {
                 @for s in steps {
@@ -133,28 +143,28 @@ fn content(b: &BandPage, steps: &[Step], upstream: &str) -> Markup {
                         }
                         @for (i, p) in s.places.iter().enumerate() {
                             @if i > 0 { " / " }
-                            (place(p))
+                            (place(lang, p))
                         }
                     }
                 }
             }
         }
         p class="links" {
-            a class="button" href={ "/?band=" (b.ma_id) } { "Voir son parcours sur la carte" }
+            a class="button" href={ "/?band=" (b.ma_id) } { (lang.t("band.map_link")) }
             " "
-            a href=(upstream) rel="noopener" { "Sa fiche sur Encyclopaedia Metallum" }
+            a href=(upstream) rel="noopener" { (lang.t("band.upstream_link")) }
         }
     }
 }
 
-fn place(p: &PageStep) -> Markup {
+fn place(lang: Lang, p: &PageStep) -> Markup {
     html! {
         @if let Some(key) = p.town() {
-            a href=(town::path(key, place_name(p))) { (p.location_raw) }
+            a href=(lang.link(&town::path(key, place_name(p)))) { (p.location_raw) }
         } @else if p.lat.is_some() {
-            (p.location_raw) " " span class="note" { "(pays seulement)" }
+            (p.location_raw) " " span class="note" { (lang.t("band.country_only")) }
         } @else {
-            (p.location_raw) " " span class="note" { "(non localisé)" }
+            (p.location_raw) " " span class="note" { (lang.t("band.unlocated")) }
         }
     }
 }

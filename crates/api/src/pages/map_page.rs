@@ -3,6 +3,7 @@
 //! embed — controls chosen by the URL, a credit line linking back to the full map,
 //! `noindex`. The page file itself stays as the front end wrote it.
 
+use super::i18n::Lang;
 use super::meta::{self, PageMeta};
 use maud::html;
 
@@ -42,8 +43,10 @@ pub fn map_page(page: &str, base: &str) -> String {
     let meta = PageMeta {
         title: MAP_TITLE.to_string(),
         description: MAP_DESCRIPTION.to_string(),
-        canonical: format!("{base}/"),
+        path: "/".to_string(),
         og_type: "website",
+        lang: Lang::Fr,
+        translated: false,
     };
     let extra = format!(
         "{}{}<link rel=\"stylesheet\" href=\"/map/share.css\">\n<script type=\"module\" src=\"/map/share.js\"></script>\n",
@@ -106,11 +109,16 @@ pub fn embed_page(page: &str, base: &str, query: &[(String, String)]) -> String 
     }
     .into_string();
     let page = with_head(page, &head);
-    let page = page.replacen(
-        "<html lang=\"fr\">",
-        &format!("<html lang=\"fr\" class=\"{}\">", classes.join(" ")),
-        1,
-    );
+    // The classes go first in the page's `<html` tag, whatever attributes follow.
+    let page = match page.find("<html") {
+        Some(i) => format!(
+            "{}<html class=\"{}\"{}",
+            &page[..i],
+            classes.join(" "),
+            &page[i + "<html".len()..]
+        ),
+        None => page,
+    };
     match page.rfind("</body>") {
         Some(i) => format!("{}{credit}{}", &page[..i], &page[i..]),
         None => page,
@@ -152,7 +160,7 @@ mod tests {
                 ("legend", "0"),
             ]),
         );
-        assert!(out.contains(r#"<html lang="fr" class="embed embed-no-filters embed-no-timeline embed-no-legend">"#), "{out}");
+        assert!(out.contains(r#"<html class="embed embed-no-filters embed-no-timeline embed-no-legend" lang="fr">"#), "{out}");
         assert!(out.contains("href=\"https://m.example/?lat=60&amp;lon=10&amp;z=6&amp;genre=a%22%3E%3Cscript%3E\""), "{out}");
         assert!(!out.contains("<script>"));
         assert!(out.contains(r#"<meta name="robots" content="noindex">"#));

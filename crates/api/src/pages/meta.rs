@@ -3,6 +3,7 @@
 //! (`/map/preview.png`, 1200×630). Used by the town and band pages and written into the
 //! map page and the embed by [`crate::web`].
 
+use super::i18n::Lang;
 use maud::{Markup, html};
 
 /// The static preview image (no browser runs on the server to draw one per page).
@@ -21,10 +22,23 @@ pub struct PageMeta {
     pub title: String,
     /// Meta description and `og:description` (cut to 200 characters).
     pub description: String,
-    /// Absolute canonical URL (`og:url`).
-    pub canonical: String,
+    /// Path of the page (`/band/1`); the canonical URL is the origin, the path and, for
+    /// English, `?lang=en`.
+    pub path: String,
     /// `og:type` (`website`, `profile`, `place`…).
     pub og_type: &'static str,
+    /// The language of this answer.
+    pub lang: Lang,
+    /// Whether the page exists in both languages (`hreflang` alternates).
+    pub translated: bool,
+}
+
+/// The canonical URL of `path` in `lang`: French without a parameter.
+pub fn canonical(base: &str, path: &str, lang: Lang) -> String {
+    match lang {
+        Lang::Fr => format!("{base}{path}"),
+        Lang::En => format!("{base}{path}{}", lang.query()),
+    }
 }
 
 /// `text` cut to `max` characters at a word, with an ellipsis when cut.
@@ -44,19 +58,27 @@ pub fn shorten(text: &str, max: usize) -> String {
 pub fn tags(meta: &PageMeta, base: &str) -> Markup {
     let description = shorten(&meta.description, MAX_DESCRIPTION);
     let image = format!("{base}{PREVIEW_IMAGE}");
+    let url = canonical(base, &meta.path, meta.lang);
+    let lang = meta.lang;
     html! {
         meta name="description" content=(description);
-        link rel="canonical" href=(meta.canonical);
+        link rel="canonical" href=(url);
+        @if meta.translated {
+            @for l in Lang::ALL {
+                link rel="alternate" hreflang=(l.code()) href=(canonical(base, &meta.path, l));
+            }
+            link rel="alternate" hreflang="x-default" href=(canonical(base, &meta.path, Lang::Fr));
+        }
         meta property="og:site_name" content=(SITE_NAME);
         meta property="og:type" content=(meta.og_type);
         meta property="og:title" content=(meta.title);
         meta property="og:description" content=(description);
-        meta property="og:url" content=(meta.canonical);
+        meta property="og:url" content=(url);
         meta property="og:image" content=(image);
         meta property="og:image:width" content=(PREVIEW_SIZE.0);
         meta property="og:image:height" content=(PREVIEW_SIZE.1);
-        meta property="og:image:alt" content="Carte des groupes de metal d’Europe";
-        meta property="og:locale" content="fr_FR";
+        meta property="og:image:alt" content=(lang.t("site.map_alt"));
+        meta property="og:locale" content=(lang.t("lang.locale"));
         meta name="twitter:card" content="summary_large_image";
         meta name="twitter:title" content=(meta.title);
         meta name="twitter:description" content=(description);
@@ -80,8 +102,10 @@ mod tests {
         let m = PageMeta {
             title: "\"><script>alert(1)</script>".into(),
             description: "<img src=x onerror=alert(1)>".into(),
-            canonical: "https://a.example/band/1".into(),
+            path: "/band/1".into(),
             og_type: "profile",
+            lang: Lang::En,
+            translated: true,
         };
         let out = tags(&m, "https://a.example").into_string();
         assert!(!out.contains("<script>") && !out.contains("<img"), "{out}");

@@ -5,6 +5,7 @@
 //! database per request, so they share the public rate limit of `/api/bands/{id}`.
 
 pub mod band;
+pub mod i18n;
 pub mod layout;
 pub mod map_page;
 pub mod meta;

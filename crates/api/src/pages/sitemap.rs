@@ -3,7 +3,9 @@
 //! and `GET /robots.txt` pointing at the index. Absolute URLs on the public origin
 //! (`PUBLIC_BASE_URL`).
 
-use super::{band, not_found, origin, town};
+use super::i18n::PageLang;
+use super::not_found::{self, Missing};
+use super::{band, origin, town};
 use crate::error::ApiError;
 use crate::extract::Path;
 use crate::state::AppState;
@@ -68,6 +70,7 @@ pub async fn index(State(state): State<AppState>) -> Result<Response, ApiError> 
 /// `towns-{n}.xml` or `bands-{n}.xml`.
 pub async fn file(
     State(state): State<AppState>,
+    PageLang(lang): PageLang,
     Path(name): Path<String>,
 ) -> Result<Response, ApiError> {
     let parsed = name
@@ -90,7 +93,7 @@ pub async fn file(
                 urls.push(format!("{base}{}", town::path(t.key(), name)));
             }
             if n > 0 && urls.is_empty() {
-                return Ok(not_found::page("Ce plan du site"));
+                return Ok(not_found::page(lang, Missing::Sitemap));
             }
         }
         Some(("bands", n)) => {
@@ -98,10 +101,10 @@ pub async fn file(
                 urls.push(format!("{base}{}", band::path(ma_id)));
             }
             if urls.is_empty() {
-                return Ok(not_found::page("Ce plan du site"));
+                return Ok(not_found::page(lang, Missing::Sitemap));
             }
         }
-        _ => return Ok(not_found::page("Ce plan du site")),
+        _ => return Ok(not_found::page(lang, Missing::Sitemap)),
     }
     let mut out = format!("{XML_HEAD}\n<urlset xmlns=\"{NS}\">\n");
     for u in urls {

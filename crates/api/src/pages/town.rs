@@ -4,9 +4,11 @@
 //! is its name, for readers. A key written another way, or a missing or outdated slug,
 //! answers 308 (permanent) to the canonical URL; an unknown key the 404 page.
 
+use super::i18n::{Lang, PageLang};
 use super::layout;
 use super::meta::PageMeta;
-use super::{not_found, origin, slug};
+use super::not_found::{self, Missing};
+use super::{origin, slug};
 use crate::error::ApiError;
 use crate::extract::Path;
 use crate::state::AppState;
@@ -35,43 +37,48 @@ pub fn map_link(key: TownKey) -> String {
 /// `/town/{key}`: redirects to the canonical URL (or 404).
 pub async fn page(
     State(state): State<AppState>,
+    PageLang(lang): PageLang,
     Path(key): Path<String>,
 ) -> Result<Response, ApiError> {
-    render(&state, &key, None).await
+    render(&state, lang, &key, None).await
 }
 
 /// `/town/{key}/{slug}`.
 pub async fn page_with_slug(
     State(state): State<AppState>,
+    PageLang(lang): PageLang,
     Path((key, slug)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
-    render(&state, &key, Some(&slug)).await
+    render(&state, lang, &key, Some(&slug)).await
 }
 
 async fn render(
     state: &AppState,
+    lang: Lang,
     key_text: &str,
     slug: Option<&str>,
 ) -> Result<Response, ApiError> {
     let Some(key) = TownKey::parse(key_text) else {
-        return Ok(not_found::page("Ce lieu"));
+        return Ok(not_found::page(lang, Missing::Town));
     };
     let Some(town) = town::town(&state.public_pool, key).await? else {
-        return Ok(not_found::page("Ce lieu"));
+        return Ok(not_found::page(lang, Missing::Town));
     };
     let canonical = path(key, town.name());
     if key.to_string() != key_text || slug != canonical.rsplit('/').next() {
-        return Ok(Redirect::permanent(&canonical).into_response());
+        return Ok(Redirect::permanent(&lang.link(&canonical)).into_response());
     }
     let bands = town::bands(&state.public_pool, key).await?;
     let base = origin::public_base(&state.config);
     let meta = PageMeta {
-        title: format!("{} — groupes de metal · Band Map", place_name(&town)),
-        description: describe(&town, &bands),
-        canonical: format!("{base}{canonical}"),
+        title: lang.fill("town.title", &[("place", &place_name(&town))]),
+        description: describe(lang, &town, &bands),
+        path: canonical,
         og_type: "website",
+        lang,
+        translated: true,
     };
-    let content = content(key, &town, &bands);
+    let content = content(lang, key, &town, &bands);
     Ok(layout::respond(
         StatusCode::OK,
         layout::page(&meta, &base, content),
@@ -142,66 +149,84 @@ fn counts(bands: &[TownBand]) -> (usize, usize, usize) {
     )
 }
 
-fn describe(town: &Town, bands: &[TownBand]) -> String {
+fn describe(lang: Lang, town: &Town, bands: &[TownBand]) -> String {
     let (formed, arrived, left) = counts(bands);
-    let mut text = format!(
-        "{} : {} groupe{} de metal — {formed} formé{} ici, {arrived} arrivé{}, {left} parti{}.",
-        place_name(town),
-        bands.len(),
-        plural(bands.len()),
-        plural(formed),
-        plural(arrived),
-        plural(left),
+    let mut text = lang.fill(
+        "town.description",
+        &[
+            ("place", &place_name(town)),
+            ("bands", &bands.len().to_string()),
+            ("formed", &formed.to_string()),
+            ("arrived", &arrived.to_string()),
+            ("left", &left.to_string()),
+        ],
     );
     let genres = top_genres(bands);
     if !genres.is_empty() {
-        text.push_str(&format!(" Genres : {}.", genres.join(", ")));
+        text.push(' ');
+        text.push_str(&lang.fill("town.genres", &[("genres", &genres.join(", "))]));
     }
     if let Some((lo, hi)) = years(bands) {
-        text.push_str(&format!(" Formés de {lo} à {hi}."));
+        text.push(' ');
+        text.push_str(&lang.fill(
+            "town.years",
+            &[("first", &lo.to_string()), ("last", &hi.to_string())],
+        ));
     }
     text
 }
 
-fn plural(n: usize) -> &'static str {
-    if n > 1 { "s" } else { "" }
-}
-
-fn content(key: TownKey, town: &Town, bands: &[TownBand]) -> Markup {
+fn content(lang: Lang, key: TownKey, town: &Town, bands: &[TownBand]) -> Markup {
     let (formed, arrived, left) = counts(bands);
     let genres = top_genres(bands);
+    let summary = lang.fill(
+        "town.summary",
+        &[
+            ("bands", &bands.len().to_string()),
+            ("formed", &formed.to_string()),
+            ("arrived", &arrived.to_string()),
+            ("left", &left.to_string()),
+        ],
+    );
     html! {
         h1 { (town.name()) }
         @if let Some(country) = town.country.as_deref().filter(|c| !c.is_empty()) {
             p class="lede" { (country) }
         }
-        p {
-            (bands.len()) " groupe" (plural(bands.len())) " liés à ce lieu : "
-            (formed) " formé" (plural(formed)) " ici, "
-            (arrived) " arrivé" (plural(arrived)) ", "
-            (left) " parti" (plural(left)) "."
+        p { (summary) }
+        @if !genres.is_empty() { p { (lang.fill("town.genres", &[("genres", &genres.join(", "))])) } }
+        @if let Some((lo, hi)) = years(bands) {
+            p { (lang.fill("town.years", &[("first", &lo.to_string()), ("last", &hi.to_string())])) }
         }
-        @if !genres.is_empty() { p { "Genres : " (genres.join(", ")) "." } }
-        @if let Some((lo, hi)) = years(bands) { p { "Formés de " (lo) " à " (hi) "." } }
-        p { a class="button" href=(map_link(key)) { "Voir ce lieu sur la carte" } }
-        (section("Formés ici", "formed", bands.iter().filter(|b| b.formed_here)))
-        (section("Arrivés ensuite", "arrived", bands.iter().filter(|b| b.arrived)))
-        (section("Partis ailleurs", "left", bands.iter().filter(|b| b.left_town)))
+        p { a class="button" href=(map_link(key)) { (lang.t("town.map_link")) } }
+        (section(lang, "town.formed", "formed", bands.iter().filter(|b| b.formed_here)))
+        (section(lang, "town.arrived", "arrived", bands.iter().filter(|b| b.arrived)))
+        (section(lang, "town.left", "left", bands.iter().filter(|b| b.left_town)))
     }
 }
 
-fn section<'a>(title: &str, id: &str, bands: impl Iterator<Item = &'a TownBand>) -> Markup {
+fn section<'a>(
+    lang: Lang,
+    title: &str,
+    id: &str,
+    bands: impl Iterator<Item = &'a TownBand>,
+) -> Markup {
     let bands: Vec<&TownBand> = bands.collect();
     html! {
         @if !bands.is_empty() {
             section id=(id) aria-labelledby={ (id) "-title" } {
-                h2 id={ (id) "-title" } { (title) " (" (bands.len()) ")" }
+                h2 id={ (id) "-title" } { (lang.t(title)) " (" (bands.len()) ")" }
                 table class="bands" {
-                    thead { tr { th scope="col" { "Groupe" } th scope="col" { "Genre" } th scope="col" { "Formé en" } th scope="col" { "Statut" } } }
+                    thead { tr {
+                        th scope="col" { (lang.t("table.band")) }
+                        th scope="col" { (lang.t("table.genre")) }
+                        th scope="col" { (lang.t("table.formed")) }
+                        th scope="col" { (lang.t("table.status")) }
+                    } }
                     tbody {
                         @for b in &bands {
                             tr {
-                                td { a href={ "/band/" (b.ma_id) } { (b.name) } }
+                                td { a href=(lang.link(&super::band::path(b.ma_id))) { (b.name) } }
                                 td { (b.genre.as_deref().unwrap_or("—")) }
                                 td { @if let Some(y) = b.formed_year { (y) } @else { "—" } }
                                 td { (b.status.as_deref().unwrap_or("—")) }

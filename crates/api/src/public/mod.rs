@@ -24,13 +24,14 @@ use utoipa_axum::routes;
 /// clusters are not: every answer costs microseconds.
 pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
+        // The exports read the database per batch (issue 28): rate-limited like the card.
+        .routes(routes!(export::export_geojson))
+        .routes(routes!(export::export_csv))
         .routes(routes!(bands::band_card))
         .routes(routes!(search::search))
         .routes(routes!(countries::countries))
         .routes(routes!(flows::flows))
         .routes(routes!(flows::flow_bands))
-        .routes(routes!(export::export_geojson))
-        .routes(routes!(export::export_csv))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             rate_limit::limit,

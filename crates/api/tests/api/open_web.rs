@@ -83,7 +83,7 @@ async fn a_town_page_lists_bands_formed_arrived_and_left_escaped() {
     assert!(formed.contains("Alpha &lt;img src=x&gt;") && formed.contains("Gamma"));
     assert!(!formed.contains("Beta"));
     let arrived = section(&html, "arrived");
-    assert!(arrived.contains("href=\"/band/2\"") && !arrived.contains("Gamma"));
+    assert!(arrived.contains("href=\"/band/2?lang=fr\"") && !arrived.contains("Gamma"));
     let left = section(&html, "left");
     assert!(left.contains("/band/1") && !left.contains("Gamma") && !left.contains("Beta"));
     assert!(!html.contains("<img src=x>"), "stored text is escaped");
@@ -92,13 +92,70 @@ async fn a_town_page_lists_bands_formed_arrived_and_left_escaped() {
         "map link"
     );
     assert!(html.contains(&format!("<link rel=\"canonical\" href=\"{BASE}{OSLO}\">")));
-    assert!(html.contains("<meta name=\"description\" content=\"Oslo, Norway : 3 groupes"));
+    assert!(html.contains("<meta name=\"description\" content=\"Oslo, Norway : groupes de metal liés à ce lieu : 3 — formés ici : 2, arrivés : 1, partis : 1."), "{html}");
     assert!(
         html.contains("<p>Genres : Black, Death, Doom, Heavy, Power.</p>"),
         "{html}"
     );
     assert!(html.contains("Formés de 1988 à 2005."));
     assert!(!html.contains("<script"), "the page needs no script");
+}
+
+#[tokio::test]
+async fn pages_speak_the_language_asked_for() {
+    let app = seeded().await;
+    let get = |path: &'static str, accept: Option<&'static str>| {
+        let mut req = no_redirects().get(app.url(path));
+        if let Some(a) = accept {
+            req = req.header("accept-language", a);
+        }
+        async move {
+            let res = req.send().await.unwrap();
+            assert_eq!(res.status(), 200, "{path}");
+            assert_eq!(res.headers()["vary"], "Accept-Language");
+            res.text().await.unwrap()
+        }
+    };
+    // The browser's languages choose…
+    let en = get(OSLO, Some("de-DE,de;q=0.9,en;q=0.8")).await;
+    assert!(en.starts_with("<!DOCTYPE html><html lang=\"en\">"), "{en}");
+    assert!(en.contains("Formed here (2)") && en.contains("Left for elsewhere (1)"));
+    assert!(
+        en.contains("href=\"/band/2?lang=en\""),
+        "links keep the language"
+    );
+    assert!(en.contains(&format!(
+        "<link rel=\"canonical\" href=\"{BASE}{OSLO}?lang=en\">"
+    )));
+    assert!(en.contains(&format!(
+        "<link rel=\"alternate\" hreflang=\"fr\" href=\"{BASE}{OSLO}\">"
+    )));
+    assert!(en.contains("<meta property=\"og:locale\" content=\"en_GB\">"));
+    // …the URL overrides, and the switch links to both.
+    let fr = get("/town/59.9127_10.7461/oslo?lang=fr", Some("en")).await;
+    assert!(fr.contains("Formés ici (2)"), "{fr}");
+    assert!(
+        fr.contains(
+            "href=\"/town/59.9127_10.7461/oslo?lang=en\" hreflang=\"en\" lang=\"en\">English</a>"
+        ),
+        "{fr}"
+    );
+    assert!(fr.contains("aria-current=\"page\">Français</a>"));
+    let band = get("/band/1?lang=en", None).await;
+    assert!(
+        band.contains("<h2>Path</h2>") && band.contains("Its page on Encyclopaedia Metallum"),
+        "{band}"
+    );
+    assert!(band.contains(
+        "Alpha &lt;img src=x&gt;: Black Metal, Norway, formed in 1991. Path: Oslo → Bergen."
+    ));
+    let missing = no_redirects()
+        .get(app.url("/band/999?lang=en"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(missing.status(), 404);
+    assert!(missing.text().await.unwrap().contains("<h1>Not found</h1>"));
 }
 
 #[tokio::test]
@@ -111,7 +168,7 @@ async fn town_urls_redirect_to_the_canonical_one() {
     ] {
         let (status, headers, _) = page(&app, path).await;
         assert_eq!(status, 308, "{path}");
-        assert_eq!(headers["location"], OSLO, "{path}");
+        assert_eq!(headers["location"], format!("{OSLO}?lang=fr"), "{path}");
     }
 }
 
@@ -162,10 +219,10 @@ async fn a_band_link_previews_with_opengraph_tags() {
     ), "{html}");
     // The path: each place links to its town page.
     assert!(
-        html.contains("<a href=\"/town/59.9127_10.7461/oslo\">Oslo</a>"),
+        html.contains("<a href=\"/town/59.9127_10.7461/oslo?lang=fr\">Oslo</a>"),
         "{html}"
     );
-    assert!(html.contains("<a href=\"/town/60.3913_5.3221/bergen\">Bergen &lt;b&gt;</a>"));
+    assert!(html.contains("<a href=\"/town/60.3913_5.3221/bergen?lang=fr\">Bergen &lt;b&gt;</a>"));
     assert!(html.contains("href=\"/?band=1\""));
     // A hostile stored URL is not linked: the upstream's own form is.
     assert!(!html.contains("javascript:"));
@@ -283,7 +340,7 @@ async fn the_embed_switches_its_controls_and_links_back() {
     let app = seeded().await;
     let (_, _, html) = page(&app, "/embed?lat=60&lon=10&z=5&genre=black&timeline=1").await;
     assert!(
-        html.contains("<html lang=\"fr\" class=\"embed embed-no-search embed-no-filters\">"),
+        html.contains("<html class=\"embed embed-no-search embed-no-filters\" lang=\"fr\">"),
         "{html}"
     );
     assert!(html.contains(&format!(

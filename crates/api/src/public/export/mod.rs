@@ -71,7 +71,7 @@ enum Format {
 /// Points for the filters, as a GeoJSON FeatureCollection.
 #[utoipa::path(get, path = "/export.geojson", tag = "public", params(ExportParams),
     responses(
-        (status = 200, description = "GeoJSON FeatureCollection, one Point feature per located step, streamed; properties ma_id, name, url, step_order, step_label, town, town_id, town_url, country, lat, lon, placed_by (country | gazetteer | geocoder | llm | manual); top-level attribution with the GeoNames and upstream credits", content_type = "application/geo+json", body = Object),
+        (status = 200, description = "GeoJSON FeatureCollection, one Point feature per located step, streamed; properties ma_id, name, url, step_order, step_label, town, town_id, town_url, country, lat, lon, placed_by (country | gazetteer | geocoder | llm | manual | unknown); top-level attribution with the GeoNames and upstream credits", content_type = "application/geo+json", body = Object),
         (status = 400, description = "malformed parameter", body = ErrorBody),
         (status = 429, description = "too many requests from this client address", body = ErrorBody)))]
 pub async fn export_geojson(

@@ -34,7 +34,8 @@ pub struct ExportPoint {
     pub lat: f64,
     /// Longitude.
     pub lon: f64,
-    /// How the point was placed (`country`, `gazetteer`, `geocoder`, `llm`, `manual`).
+    /// How the point was placed (`country`, `gazetteer`, `geocoder`, `llm`, `manual`; `unknown`
+    /// for a row deleted while the export was written).
     pub placed_by: &'static str,
 }
 
@@ -90,7 +91,7 @@ pub async fn read(
                 country: row.and_then(|r| r.country.clone()),
                 lat: snap.points.lat[i],
                 lon: snap.points.lon[i],
-                placed_by: row.map_or("geocoder", db_export::ExportRow::placed_by),
+                placed_by: row.map_or("unknown", db_export::ExportRow::placed_by),
             }
         })
         .collect())
