@@ -63,7 +63,6 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    bandmap_health::set_hostname(&config.hostname);
     if let Err(e) = init_tracing(&config.rust_log) {
         eprintln!("bandmap: configuration error: invalid value for RUST_LOG: {e}");
         return ExitCode::from(2);

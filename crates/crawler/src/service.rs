@@ -4,7 +4,7 @@
 
 use crate::{Crawler, IDLE_POLL, ScheduleState, TickOutcome, heartbeat, run_once, startup};
 use bandmap_config::Config;
-use bandmap_runtime::{Pace, Pass, Runtime, Service, Unit};
+use bandmap_runtime::{Heartbeat, Pace, Pass, Runtime, Service, Unit};
 use sqlx::PgPool;
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,20 +22,24 @@ pub async fn run(
         &config,
         shutdown.clone(),
     )?);
-    run_crawler(crawler, config.heartbeat_interval).await;
+    run_crawler(
+        crawler,
+        Heartbeat::new(&config.hostname, config.heartbeat_interval),
+    )
+    .await;
     Ok(())
 }
 
 /// The loop of [`run`] on a prepared crawler (tests inject a clock or a client): the one
 /// service runtime with the heartbeat and one loop of [`run_once`] steps.
-pub async fn run_crawler(crawler: Arc<Crawler>, heartbeat_every: Duration) {
+pub async fn run_crawler(crawler: Arc<Crawler>, heartbeat: Heartbeat) {
     if let Err(e) = startup(&crawler).await {
         tracing::error!(error = %e, "start-up recovery failed; going on");
     }
     let hb_crawler = crawler.clone();
     let scheduled = Scheduled::new(crawler.clone());
     Runtime::new(Service::Crawler, crawler.shutdown.clone())
-        .heartbeat(crawler.pool.clone(), heartbeat_every, move || {
+        .heartbeat(crawler.pool.clone(), heartbeat, move || {
             heartbeat::checks(&hb_crawler)
         })
         .unit(Pace::finishing(IDLE_POLL), Steps(scheduled))

@@ -68,47 +68,57 @@ pub async fn evaluate(checks: Vec<Check>) -> (&'static str, Value) {
 }
 
 /// Writes one heartbeat row; failures are logged, never returned (rule 22).
-pub async fn beat(pool: &PgPool, service: Service, checks: Vec<Check>) {
+pub async fn beat(pool: &PgPool, service: Service, instance: &str, checks: Vec<Check>) {
     let (state, checks) = evaluate(checks).await;
-    let write =
-        bandmap_db::service_health::write(pool, service, state, &checks, &instance_name()).await;
+    let write = bandmap_db::service_health::write(pool, service, state, &checks, instance).await;
     match write {
         Ok(()) => tracing::info!(%service, state, "heartbeat written"),
         Err(e) => tracing::warn!(%service, error = %e, "heartbeat not written"),
     }
 }
 
-/// Host part of this process's instance name (`Config::hostname`), set once at start.
-static HOSTNAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-
-/// Names this process's heartbeats `HOST:PID` with `host` (`Config::hostname`); call once
-/// at start. Without it the host part is `local`.
-pub fn set_hostname(host: &str) {
-    let _ = HOSTNAME.set(host.to_string());
-}
-
-fn instance_name() -> String {
-    let host = HOSTNAME.get().map_or("local", String::as_str);
+/// This process's name in heartbeat rows: `HOST:PID`, `host` being `Config::hostname`.
+pub fn instance_name(host: &str) -> String {
     format!("{host}:{}", std::process::id())
 }
 
-/// Writes a heartbeat now and then every `period` until `shutdown` fires. `make_checks`
-/// builds fresh probes for each beat.
+/// When and as whom a service writes its heartbeat; built from the configuration and handed
+/// down (no process-wide copy of the host name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Heartbeat {
+    /// Period of the beats (`HEARTBEAT_INTERVAL_SECS`).
+    pub every: Duration,
+    /// The row's `instance` ([`instance_name`]).
+    pub instance: String,
+}
+
+impl Heartbeat {
+    /// Every `every`, as `host:PID`.
+    pub fn new(host: &str, every: Duration) -> Heartbeat {
+        Heartbeat {
+            every,
+            instance: instance_name(host),
+        }
+    }
+}
+
+/// Writes a heartbeat now and then every `heartbeat.every` until `shutdown` fires.
+/// `make_checks` builds fresh probes for each beat.
 pub async fn run(
     pool: PgPool,
     service: Service,
-    period: Duration,
+    heartbeat: Heartbeat,
     make_checks: impl Fn() -> Vec<Check> + Send + Sync + 'static,
     shutdown: CancellationToken,
 ) {
     loop {
         // A panic while building the checks is a failed beat, not a dead heartbeat task.
         match std::panic::catch_unwind(AssertUnwindSafe(&make_checks)) {
-            Ok(checks) => beat(&pool, service, checks).await,
+            Ok(checks) => beat(&pool, service, &heartbeat.instance, checks).await,
             Err(_) => tracing::warn!(%service, "heartbeat checks could not be built"),
         }
         tokio::select! {
-            _ = tokio::time::sleep(period) => {}
+            _ = tokio::time::sleep(heartbeat.every) => {}
             _ = shutdown.cancelled() => return,
         }
     }

@@ -18,13 +18,20 @@ async fn row(pool: &sqlx::PgPool, service: &str) -> (String, Value) {
 #[tokio::test]
 async fn a_beat_writes_and_overwrites_one_row() {
     let db = TestDb::new().await;
-    beat(&db.pool, Service::Geocoder, vec![database_check(&db.pool)]).await;
+    beat(
+        &db.pool,
+        Service::Geocoder,
+        "local:1",
+        vec![database_check(&db.pool)],
+    )
+    .await;
     let (state, checks) = row(&db.pool, "geocoder").await;
     assert_eq!(state, "ok");
     assert_eq!(checks["database"]["ok"], true);
     beat(
         &db.pool,
         Service::Geocoder,
+        "local:1",
         vec![Check::new("key", async {
             Err::<Value, _>("GEOCODING_API_KEY missing".to_string())
         })],
@@ -52,6 +59,7 @@ async fn a_panicking_probe_is_a_failed_check_not_a_crash() {
     beat(
         &db.pool,
         Service::Crawler,
+        "local:1",
         vec![boom, database_check(&db.pool)],
     )
     .await;
@@ -66,5 +74,5 @@ async fn a_failed_write_is_silent() {
     let db = TestDb::new().await;
     db.pool.close().await;
     // Must return normally, without panicking.
-    beat(&db.pool, Service::Llm, vec![]).await;
+    beat(&db.pool, Service::Llm, "local:1", vec![]).await;
 }

@@ -56,7 +56,8 @@ pub async fn run_with_geocoder(
     let settings = LlmSettings::from_config(&config.llm);
     let idle_poll = settings.idle_poll;
     let worker = service::build_worker(&pool, &config.llm, settings, GeocoderResolver(geocoder))?;
-    service::run_worker(pool, worker, config.heartbeat_interval, idle_poll, shutdown).await
+    let heartbeat = bandmap_runtime::Heartbeat::new(&config.hostname, config.heartbeat_interval);
+    service::run_worker(pool, worker, heartbeat, idle_poll, shutdown).await
 }
 
 /// One unit of work of `worker` (claim one due row and write its outcome).

@@ -11,7 +11,7 @@ use crate::settings::LlmSettings;
 use crate::worker::{Outcome, Worker};
 use bandmap_config::LlmMode;
 use bandmap_health::{Check, database_check};
-use bandmap_runtime::{Pace, Pass, Runtime, Service, Unit};
+use bandmap_runtime::{Heartbeat, Pace, Pass, Runtime, Service, Unit};
 use serde_json::json;
 use sqlx::PgPool;
 use std::sync::Arc;
@@ -114,7 +114,7 @@ async fn progress(pool: PgPool, key: bool) -> Result<serde_json::Value, String> 
 pub async fn run_worker<R: CityResolver + 'static>(
     pool: PgPool,
     worker: Worker<R>,
-    heartbeat: Duration,
+    heartbeat: Heartbeat,
     idle_poll: Duration,
     shutdown: CancellationToken,
 ) -> anyhow::Result<()> {

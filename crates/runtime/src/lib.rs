@@ -28,6 +28,7 @@ mod unit;
 pub mod testing;
 
 pub use bandmap_db::Service;
+pub use bandmap_health::Heartbeat;
 pub use drive::drive;
 pub use panic::panic_message;
 pub use runtime::Runtime;

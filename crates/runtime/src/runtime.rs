@@ -4,10 +4,9 @@
 use crate::drive::drive;
 use crate::unit::{Pace, Unit};
 use bandmap_db::Service;
-use bandmap_health::Check;
+use bandmap_health::{Check, Heartbeat};
 use futures::future::BoxFuture;
 use sqlx::PgPool;
-use std::time::Duration;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
@@ -28,15 +27,16 @@ impl Runtime {
         }
     }
 
-    /// Writes the service's heartbeat at start and every `every` until shutdown, with
-    /// fresh checks from `checks` at each beat (rule 22).
+    /// Writes the service's heartbeat at start and every `heartbeat.every` until shutdown,
+    /// with fresh checks from `checks` at each beat (rule 22).
     pub fn heartbeat(
         mut self,
         pool: PgPool,
-        every: Duration,
+        heartbeat: Heartbeat,
         checks: impl Fn() -> Vec<Check> + Send + Sync + 'static,
     ) -> Runtime {
-        let beat = bandmap_health::run(pool, self.service, every, checks, self.shutdown.clone());
+        let beat =
+            bandmap_health::run(pool, self.service, heartbeat, checks, self.shutdown.clone());
         self.tasks.push(Box::pin(beat));
         self
     }

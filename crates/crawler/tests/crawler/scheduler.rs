@@ -196,7 +196,10 @@ async fn the_service_loop_recovers_beats_runs_and_stops_on_shutdown_destroying_t
     let c = Arc::new(c.with_batch_hook(hook));
     tokio::time::timeout(
         Duration::from_secs(60),
-        bandmap_crawler::run_crawler(c, Duration::from_secs(3600)),
+        bandmap_crawler::run_crawler(
+            c,
+            bandmap_runtime::Heartbeat::new("local", Duration::from_secs(3600)),
+        ),
     )
     .await
     .expect("the loop stops on shutdown");

@@ -11,7 +11,7 @@ use super::{
 use crate::{Geocoder, ProviderStatus};
 use bandmap_config::Config;
 use bandmap_db::band_locations::upkeep;
-use bandmap_runtime::{Pace, Pass, Runtime, Service, Unit};
+use bandmap_runtime::{Heartbeat, Pace, Pass, Runtime, Service, Unit};
 use sqlx::PgPool;
 use std::sync::Arc;
 use std::time::Duration;
@@ -54,9 +54,11 @@ pub async fn run_with_geocoder(
 
     let w = worker.clone();
     Runtime::new(Service::Geocoder, shutdown)
-        .heartbeat(pool.clone(), config.heartbeat_interval, move || {
-            health::checks(&w)
-        })
+        .heartbeat(
+            pool.clone(),
+            Heartbeat::new(&config.hostname, config.heartbeat_interval),
+            move || health::checks(&w),
+        )
         .unit(Pace::finishing(REPAIR_EVERY), Repair::new(pool))
         .units(WORKER_TASKS, Pace::finishing(IDLE_POLL), || {
             Batches(worker.clone())

@@ -37,7 +37,7 @@ async fn without_a_key_the_worker_idles_and_the_heartbeat_says_why() {
     let task = tokio::spawn(run_worker(
         db.pool.clone(),
         worker,
-        Duration::from_secs(3600),
+        bandmap_runtime::Heartbeat::new("local", Duration::from_secs(3600)),
         Duration::from_millis(50),
         shutdown,
     ));
@@ -79,6 +79,7 @@ async fn with_a_key_the_heartbeat_checks_the_api_and_progress() {
     bandmap_health::beat(
         &db.pool,
         bandmap_db::Service::Llm,
+        &bandmap_health::instance_name("local"),
         checks(&db.pool, client.as_ref()),
     )
     .await;
@@ -94,6 +95,7 @@ async fn with_a_key_the_heartbeat_checks_the_api_and_progress() {
     bandmap_health::beat(
         &db.pool,
         bandmap_db::Service::Llm,
+        &bandmap_health::instance_name("local"),
         checks(&db.pool, client.as_ref()),
     )
     .await;
@@ -111,6 +113,7 @@ async fn with_a_key_the_heartbeat_checks_the_api_and_progress() {
     bandmap_health::beat(
         &db.pool,
         bandmap_db::Service::Llm,
+        &bandmap_health::instance_name("local"),
         checks(&db.pool, client.as_ref()),
     )
     .await;

@@ -62,7 +62,7 @@ async fn a_panicking_row_is_caught_logged_and_the_next_row_is_processed() {
     let service = tokio::spawn(run_worker(
         db.pool.clone(),
         worker,
-        Duration::from_secs(3600),
+        bandmap_runtime::Heartbeat::new("local", Duration::from_secs(3600)),
         Duration::from_millis(10),
         shutdown,
     ));
