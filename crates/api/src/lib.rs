@@ -4,6 +4,7 @@
 
 pub mod admin;
 pub mod auth;
+pub mod background;
 pub mod body_deadline;
 pub mod client_ip;
 pub mod connections;

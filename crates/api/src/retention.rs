@@ -3,9 +3,9 @@
 //! deployment runs `serve`, alone or under `bandmap all`, while the workers may be left
 //! out. With several replicas each prunes; a delete by age is the same whoever runs it.
 
-use crate::state::AppState;
 use bandmap_config::RetentionConfig;
 use bandmap_db::retention::{Ages, prune};
+use sqlx::PgPool;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -25,28 +25,24 @@ pub fn ages(r: &RetentionConfig) -> Ages {
     }
 }
 
-/// Starts the daily prune; it ends when `shutdown` fires.
-pub fn start(state: &AppState, shutdown: CancellationToken) {
-    let pool = state.pool.clone();
-    let ages = ages(&state.config.limits.retention);
-    tokio::spawn(async move {
-        let mut wait = FIRST_AFTER;
-        loop {
-            tokio::select! {
-                _ = tokio::time::sleep(wait) => {}
-                _ = shutdown.cancelled() => return,
-            }
-            match prune(&pool, &ages).await {
-                Ok(p) if p.total() == 0 => tracing::debug!("retention: nothing to prune"),
-                Ok(p) => tracing::info!(
-                    login_attempts = p.login_attempts,
-                    crawl_log = p.crawl_log,
-                    audit_log = p.audit_log,
-                    "retention: old rows pruned"
-                ),
-                Err(e) => tracing::warn!(error = %e, "retention: prune failed; next try in a day"),
-            }
-            wait = EVERY;
+/// The daily prune, until `shutdown` fires (started by [`crate::background::start`]).
+pub async fn run(pool: PgPool, ages: Ages, shutdown: CancellationToken) {
+    let mut wait = FIRST_AFTER;
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(wait) => {}
+            _ = shutdown.cancelled() => return,
         }
-    });
+        match prune(&pool, &ages).await {
+            Ok(p) if p.total() == 0 => tracing::debug!("retention: nothing to prune"),
+            Ok(p) => tracing::info!(
+                login_attempts = p.login_attempts,
+                crawl_log = p.crawl_log,
+                audit_log = p.audit_log,
+                "retention: old rows pruned"
+            ),
+            Err(e) => tracing::warn!(error = %e, "retention: prune failed; next try in a day"),
+        }
+        wait = EVERY;
+    }
 }

@@ -192,13 +192,7 @@ pub async fn serve_on(
 ) -> Result<(), ServeError> {
     let background = shutdown.child_token();
     let _stop_background = background.clone().drop_guard();
-    crate::public::start_background(&state, background.clone());
-    crate::auth::lockout::start_flusher(
-        state.pool.clone(),
-        state.login_gate.clone(),
-        background.clone(),
-    );
-    crate::retention::start(&state, background);
+    crate::background::start(&state, background);
     let limits = state.config.limits.http;
     let server = &state.config.server;
     let proxies = if server.trust_proxy {

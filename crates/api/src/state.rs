@@ -23,13 +23,13 @@ pub struct AppState {
     /// Time source.
     pub clock: Arc<dyn Clock>,
     /// The in-memory map index (loaded on first use, refreshed by
-    /// [`crate::public::start_background`]).
+    /// [`crate::background::start`]).
     pub map: Arc<bandmap_index::map::MapIndex>,
     /// The in-memory band search of the admin list (loaded on first use and at start by
-    /// [`crate::public::start_background`]).
+    /// [`crate::background::start`]).
     pub band_search: Arc<bandmap_index::band_search::BandSearch>,
     /// The in-memory login gate (lockout front, password-check slots); its refused
-    /// attempts are written by [`crate::auth::lockout::start_flusher`].
+    /// attempts are written by [`crate::auth::lockout::flusher`].
     pub login_gate: Arc<crate::auth::gate::LoginGate>,
     /// Per-client rate limit of the public endpoints that touch the database.
     pub public_limiter: Arc<PublicLimiter>,

@@ -5,6 +5,7 @@
 pub mod activity_counters;
 pub mod admin_users;
 pub mod audit;
+pub mod band_card;
 pub mod band_locations;
 pub mod bands;
 pub mod catalogue_stats;

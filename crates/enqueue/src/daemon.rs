@@ -6,13 +6,14 @@
 
 use crate::error::EnqueueError;
 use crate::health;
+use crate::names::SharedNames;
 use crate::report::ScanReport;
 use crate::scan::run_scan;
 use bandmap_config::Config;
 use bandmap_db::run_owner::Instance;
 use bandmap_db::runs::{self, JobType};
 use bandmap_db::triggers;
-use bandmap_runtime::{Pace, Pass, Runtime, Service, Unit, triggered};
+use bandmap_runtime::{Heartbeat, Pace, Pass, Runtime, Service, Unit, triggered};
 use sqlx::PgPool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -66,7 +67,7 @@ pub async fn run_with(
     periods: Periods,
 ) -> anyhow::Result<()> {
     let instance = Arc::new(Instance::new(SERVICE));
-    crate::names::load(&config).await;
+    let names = crate::names::load(&config).await;
     recover(&pool, &instance).await;
     let started = Instant::now();
     let max_age = health::max_scan_age(config.enqueue.auto_interval);
@@ -76,11 +77,12 @@ pub async fn run_with(
         poll_interval_s = periods.poll.as_secs(),
         "enqueue daemon started"
     );
-    let poll = Poll::new(pool.clone(), instance.clone(), periods, shutdown.clone());
+    let poll =
+        Poll::new(pool.clone(), instance.clone(), periods, shutdown.clone()).with_names(names);
     Runtime::new(SERVICE, shutdown)
         .heartbeat(
             pool,
-            bandmap_runtime::Heartbeat::new(&config.hostname, config.heartbeat_interval),
+            Heartbeat::new(&config.hostname, config.heartbeat_interval),
             move || health::checks(&hb_pool, max_age, started),
         )
         .unit(Pace::finishing(periods.poll), poll)
@@ -120,6 +122,7 @@ pub struct Poll {
     periods: Periods,
     next_auto: Instant,
     shutdown: CancellationToken,
+    names: Option<SharedNames>,
 }
 
 impl Poll {
@@ -136,7 +139,15 @@ impl Poll {
             periods,
             next_auto: Instant::now(),
             shutdown,
+            names: None,
         }
+    }
+
+    /// Scans plan with the gazetteer's place `names` (loaded by [`run_with`]).
+    #[must_use]
+    pub fn with_names(mut self, names: Option<SharedNames>) -> Poll {
+        self.names = names;
+        self
     }
 
     /// Claims and runs pending triggers until none is left (or shutdown).
@@ -159,7 +170,14 @@ impl Poll {
     /// One scan as this instance; a failed scan is logged (its run is closed `error`).
     async fn scan(&self, trigger: Option<i64>) -> Result<ScanReport, EnqueueError> {
         let owner = owner(&self.pool, &self.instance).await;
-        let scan = run_scan(&self.pool, trigger, owner.as_ref(), Some(&self.shutdown)).await;
+        let scan = run_scan(
+            &self.pool,
+            trigger,
+            owner.as_ref(),
+            Some(&self.shutdown),
+            self.names.as_ref(),
+        )
+        .await;
         if let Err(e) = &scan {
             tracing::warn!(error = %e, "enqueue scan ended in error; the loop goes on");
         }
@@ -193,7 +211,7 @@ pub async fn poll_once(pool: &PgPool) -> Result<Option<ScanReport>, EnqueueError
     let Some(t) = triggers::claim(pool, &[JOB_TYPE]).await? else {
         return Ok(None);
     };
-    triggered(pool, &t, run_scan(pool, Some(t.id), None, None))
+    triggered(pool, &t, run_scan(pool, Some(t.id), None, None, None))
         .await
         .map(Some)
 }

@@ -19,6 +19,6 @@ pub use daemon::{JOB_TYPE, POLL_INTERVAL, Periods, Poll, SERVICE, poll_once, run
 pub use error::EnqueueError;
 pub use health::{judge as judge_last_scan, max_scan_age};
 pub use insert::MAX_FAILURE_LINES;
-pub use names::{SharedNames, use_place_names};
+pub use names::SharedNames;
 pub use report::ScanReport;
 pub use scan::{BATCH_SIZE, run_once};

@@ -11,7 +11,7 @@
 
 use crate::error::EnqueueError;
 use crate::insert::{self, Progress};
-use crate::names;
+use crate::names::SharedNames;
 use crate::plan::{Plan, SkipReason, plan, plan_with};
 use crate::report::ScanReport;
 use bandmap_db::band_locations::enqueue::{NewLocation, bands_without_rows};
@@ -31,18 +31,19 @@ const SKIP_SAMPLE: usize = 20;
 /// `trigger_id` when an admin trigger started it). Returns its counts; an `Err` means the
 /// scan could not continue, and the run (if it could be opened) was closed as `error`.
 pub async fn run_once(pool: &PgPool, trigger_id: Option<i64>) -> Result<ScanReport, EnqueueError> {
-    run_scan(pool, trigger_id, None, None).await
+    run_scan(pool, trigger_id, None, None, None).await
 }
 
 /// [`run_once`] with the run recorded as `owner`'s (the daemon's instance lock, so other
 /// replicas' start recovery leaves it alone), that also stops between batches when
-/// `shutdown` fires.
+/// `shutdown` fires, and plans with the gazetteer's place `names` when given.
 #[instrument(skip_all, fields(trigger_id))]
 pub(crate) async fn run_scan(
     pool: &PgPool,
     trigger_id: Option<i64>,
     owner: Option<&runs::Owner>,
     shutdown: Option<&CancellationToken>,
+    names: Option<&SharedNames>,
 ) -> Result<ScanReport, EnqueueError> {
     let run = Run::start(pool, JobType::GeocoderEnqueue, trigger_id, owner).await?;
     let run_id = run.id();
@@ -50,7 +51,7 @@ pub(crate) async fn run_scan(
         run_id,
         ..ScanReport::default()
     };
-    let scanned = scan(&run, shutdown, &mut report).await;
+    let scanned = scan(&run, shutdown, names, &mut report).await;
     report.stopped_early = !matches!(scanned, Ok(End::Done));
     let end = match &scanned {
         Ok(end) => end.clone(),
@@ -76,6 +77,7 @@ pub(crate) async fn run_scan(
 async fn scan(
     run: &Run,
     shutdown: Option<&CancellationToken>,
+    names: Option<&SharedNames>,
     report: &mut ScanReport,
 ) -> Result<End, EnqueueError> {
     let (pool, run_id) = (run.pool(), run.id());
@@ -89,7 +91,7 @@ async fn scan(
     let mut skipped: BTreeMap<SkipReason, Vec<i64>> = BTreeMap::new();
     // Pipelined: while page n is inserted, page n+1 is read and planned on another
     // connection (keyset paging makes page n+1 independent of page n's rows).
-    let mut next = read_and_plan(pool, i64::MIN).await?;
+    let mut next = read_and_plan(pool, i64::MIN, names).await?;
     let end = loop {
         if let Some(end) = should_stop(run, shutdown).await? {
             break end;
@@ -101,7 +103,7 @@ async fn scan(
         merge_skips(&mut skipped, page.skipped);
         let (inserted, following) = tokio::join!(
             insert::batch(pool, run_id, &page.rows, report, &mut progress),
-            read_and_plan(pool, page.last_ma_id),
+            read_and_plan(pool, page.last_ma_id, names),
         );
         merge_skips(
             &mut skipped,
@@ -145,12 +147,16 @@ struct Page {
 
 /// Reads the page after `after` and plans it on the blocking pool (parsing is CPU work).
 /// `None` when no band is left.
-async fn read_and_plan(pool: &PgPool, after: i64) -> Result<Option<Page>, EnqueueError> {
+async fn read_and_plan(
+    pool: &PgPool,
+    after: i64,
+    names: Option<&SharedNames>,
+) -> Result<Option<Page>, EnqueueError> {
     let bands = bands_without_rows(pool, after, BATCH_SIZE).await?;
     let Some(last_ma_id) = bands.last().map(|b| b.ma_id) else {
         return Ok(None);
     };
-    let known = names::current();
+    let known = names.cloned();
     let page = tokio::task::spawn_blocking(move || {
         let mut rows = Vec::with_capacity(bands.len() * 2);
         let mut skipped = Vec::new();

@@ -2,7 +2,7 @@
 //! edits, conflict resolutions and unlocks, and the admin actions on its location rows —
 //! newest first, each with its before/after.
 
-use crate::admin::monitoring::shapes::ListPage;
+use crate::admin::common::shapes::ListPage;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Page, Path, Query};
 use crate::state::AppState;

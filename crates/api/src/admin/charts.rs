@@ -4,7 +4,7 @@
 //! configured limit per bucket) and `GET /admin/api/charts/llm` (calls, cost and tokens
 //! per day and model, cache hits, the fallback model's share, the month's running total).
 
-use crate::admin::monitoring::params;
+use crate::admin::common::params;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::Query;
 use crate::state::AppState;

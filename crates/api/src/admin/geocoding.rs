@@ -2,15 +2,14 @@
 //! totals (`GET /admin/api/llm`) and the purge of the legacy provider's cache. NaN costs
 //! stored in `llm_cache` never reach a response: they read as null and sums ignore them.
 
-use crate::admin::monitoring::params;
-use crate::admin::monitoring::shapes::StatusCounts;
+use crate::admin::common::shapes::StatusCounts;
+use crate::admin::common::{audit, params};
 use crate::auth::AdminSession;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Page, Query, contains_pattern};
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
-use bandmap_db::audit::{self, Entry};
 use bandmap_db::llm_cache::{self, LlmCall, LlmFilter, ModelStats};
 use bandmap_db::{geocode_cache, geocoding_stats};
 use chrono::{DateTime, Utc};
@@ -281,15 +280,15 @@ pub async fn purge_legacy_provider(
 ) -> Result<Json<Deleted>, ApiError> {
     let mut tx = state.pool.begin().await?;
     let deleted = geocoding_stats::purge_legacy_provider(&mut *tx).await?;
-    let entry = Entry {
-        username: &session.username,
-        action: "geocode_cache.purge_legacy_provider",
-        target: "geocode_cache",
-        before: Some(json!({"provider": geocode_cache::LEGACY_PROVIDER})),
-        after: Some(json!({"deleted": deleted})),
-        ip: session.ip.clone(),
-    };
-    audit::record(&mut tx, &entry).await?;
+    audit::record(
+        &mut tx,
+        &session,
+        "geocode_cache.purge_legacy_provider",
+        "geocode_cache",
+        Some(json!({"provider": geocode_cache::LEGACY_PROVIDER})),
+        Some(json!({"deleted": deleted})),
+    )
+    .await?;
     tx.commit().await?;
     Ok(Json(Deleted { deleted }))
 }

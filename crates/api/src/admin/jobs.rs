@@ -1,19 +1,18 @@
 //! Admin API: job requests (`job_triggers`) and crawl-run control. Cancelling a run only
 //! raises `cancel_requested`: the job writes its final status itself (rule 10).
 
-use crate::admin::monitoring::shapes::{ListPage, TriggerItem};
-use crate::admin::monitoring::{params, vocab};
+use crate::admin::common::shapes::{ListPage, TriggerItem};
+use crate::admin::common::{audit, params, vocab};
 use crate::auth::AdminSession;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Json, Page, Path, Query};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
-use bandmap_db::audit::{self, Entry};
 use bandmap_db::runs::{self, JobType, RunCancel, RunStatus, TriggerStatus};
 use bandmap_db::triggers::{self, CancelOutcome};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -24,26 +23,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(cancel_trigger))
         .routes(routes!(cancel_run))
         .routes(routes!(cleanup_runs))
-}
-
-async fn audited(
-    tx: &mut sqlx::PgConnection,
-    session: &AdminSession,
-    action: &str,
-    target: &str,
-    before: Option<Value>,
-    after: Value,
-) -> Result<(), ApiError> {
-    let entry = Entry {
-        username: &session.username,
-        action,
-        target,
-        before,
-        after: Some(after),
-        ip: session.ip.clone(),
-    };
-    audit::record(tx, &entry).await?;
-    Ok(())
 }
 
 /// Body of `POST /admin/api/job-triggers`.
@@ -79,13 +58,13 @@ pub async fn create_trigger(
     let mut tx = state.pool.begin().await?;
     let id = triggers::create(&mut *tx, job_type, Some(&session.username)).await?;
     let after = json!({"id": id, "job_type": job_type, "status": TriggerStatus::Pending});
-    audited(
+    audit::record(
         &mut tx,
         &session,
         "job_trigger.create",
         &format!("job_trigger:{id}"),
         None,
-        after,
+        Some(after),
     )
     .await?;
     tx.commit().await?;
@@ -164,13 +143,13 @@ pub async fn cancel_trigger(
         json!({"status": TriggerStatus::Pending}),
         json!({"status": TriggerStatus::Cancelled}),
     );
-    audited(
+    audit::record(
         &mut tx,
         &session,
         "job_trigger.cancel",
         &target,
         Some(before),
-        after,
+        Some(after),
     )
     .await?;
     tx.commit().await?;
@@ -218,13 +197,13 @@ pub async fn cancel_run(
     let target = format!("crawl_run:{id}");
     let before = json!({"status": RunStatus::Running, "cancel_requested": was_requested});
     let after = json!({"status": RunStatus::Running, "cancel_requested": true});
-    audited(
+    audit::record(
         &mut tx,
         &session,
         "crawl_run.cancel",
         &target,
         Some(before),
-        after,
+        Some(after),
     )
     .await?;
     tx.commit().await?;
@@ -258,13 +237,13 @@ pub async fn cleanup_runs(
     let mut tx = state.pool.begin().await?;
     let closed = runs::cleanup_stuck(&mut *tx, &reason).await?;
     let after = json!({"closed": closed});
-    audited(
+    audit::record(
         &mut tx,
         &session,
         "crawl_runs.cleanup",
         "crawl_runs",
         None,
-        after,
+        Some(after),
     )
     .await?;
     tx.commit().await?;

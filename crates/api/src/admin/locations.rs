@@ -2,8 +2,8 @@
 //! of one row and the four bulk actions. Every write is one transaction with its audit
 //! row; the queries live in [`bandmap_db::band_locations`].
 
-use crate::admin::monitoring::params;
-use crate::admin::monitoring::shapes::{Affected, ListPage};
+use crate::admin::common::shapes::{Affected, ListPage};
+use crate::admin::common::{self, params};
 use crate::auth::AdminSession;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Json, Page, Path, Query, contains_pattern};
@@ -257,16 +257,8 @@ async fn record(
     after: &LocationRow,
 ) -> Result<(), ApiError> {
     let to_json = |r: &LocationRow| serde_json::to_value(r).map_err(ApiError::internal);
-    let entry = Entry {
-        username: &session.username,
-        action,
-        target,
-        before: before.map(to_json).transpose()?,
-        after: Some(to_json(after)?),
-        ip: session.ip.clone(),
-    };
-    audit::record(conn, &entry).await?;
-    Ok(())
+    let before = before.map(to_json).transpose()?;
+    common::audit::record(conn, session, action, target, before, Some(to_json(after)?)).await
 }
 
 /// How many times a bulk action is run again after the database aborted it as a deadlock

@@ -6,6 +6,7 @@ pub mod band_history;
 pub mod band_unlock;
 pub mod bands;
 pub mod charts;
+pub mod common;
 pub mod gazetteer;
 pub mod geocoding;
 pub mod jobs;

@@ -1,13 +1,11 @@
 //! Admin API: monitoring — activity and logs (`activity`), live view, health and crawl
 //! checkpoints (`status`), catalogue statistics and the enrichment queue (`catalogue`).
-//! Also home of the response shapes and parameter parsing shared by the admin modules.
+//! The response shapes and parameter parsing it shares with the other admin modules are in
+//! [`crate::admin::common`].
 
 mod activity;
 mod catalogue;
-pub mod params;
-pub mod shapes;
 mod status;
-pub mod vocab;
 
 use crate::state::AppState;
 use utoipa_axum::{router::OpenApiRouter, routes};

@@ -1,7 +1,7 @@
 //! `GET /admin/api/job-triggers/{id}` (issue 17): one job request and the run it started,
 //! so the console can follow a request it made until the run ends and say how it ended.
 
-use crate::admin::monitoring::shapes::{RunItem, TriggerItem};
+use crate::admin::common::shapes::{RunItem, TriggerItem};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::Path;
 use crate::state::AppState;

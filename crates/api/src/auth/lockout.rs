@@ -108,22 +108,21 @@ pub async fn flush_refused(pool: &PgPool, gate: &LoginGate) -> Result<u64, DbErr
     Ok(total)
 }
 
-/// Flushes refused attempts every [`FLUSH_EVERY`] until `shutdown`, and once more then.
-pub fn start_flusher(pool: PgPool, gate: std::sync::Arc<LoginGate>, shutdown: CancellationToken) {
-    tokio::spawn(async move {
-        let mut tick = tokio::time::interval(FLUSH_EVERY);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            let stop = tokio::select! {
-                _ = tick.tick() => false,
-                _ = shutdown.cancelled() => true,
-            };
-            if let Err(e) = flush_refused(&pool, &gate).await {
-                tracing::error!(error = %e, "cannot record refused login attempts");
-            }
-            if stop {
-                break;
-            }
+/// Flushes refused attempts every [`FLUSH_EVERY`] until `shutdown`, and once more then
+/// (started by [`crate::background::start`]).
+pub async fn flusher(pool: PgPool, gate: std::sync::Arc<LoginGate>, shutdown: CancellationToken) {
+    let mut tick = tokio::time::interval(FLUSH_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        let stop = tokio::select! {
+            _ = tick.tick() => false,
+            _ = shutdown.cancelled() => true,
+        };
+        if let Err(e) = flush_refused(&pool, &gate).await {
+            tracing::error!(error = %e, "cannot record refused login attempts");
         }
-    });
+        if stop {
+            break;
+        }
+    }
 }

@@ -7,32 +7,12 @@ use crate::state::AppState;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
-use bandmap_db::band_locations::GeocodeStatus;
+use bandmap_db::band_card::{self, CardRow, CardStepRow};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-// Themes, label and years active: the catalogue column when set, else what the band page
-// said (`band_page`, written by the enrichment; `years_active` has no other writer).
-const CARD_SQL: &str = "SELECT ma_id, name, genre, country, status, formed_year, \
-     COALESCE(NULLIF(themes, ''), NULLIF(band_page->>'lyrical_themes', '')) AS themes, \
-     COALESCE(NULLIF(label, ''), NULLIF(band_page->>'label', '')) AS label, \
-     COALESCE(NULLIF(years_active, ''), NULLIF(band_page->>'years_active', '')) AS years_active, \
-     data->>'url' AS url FROM bands WHERE ma_id = $1";
-// Located only when geocoded (`$2` = the located statuses: `done`, `country_only`), like
-// the map. The path order is
-// the parser's (`parsed_step`, which never changes): a manual override sets `step_order`
-// to -1 on the row it corrects, so ordering by `step_order` would move it to the front of
-// the path; by `parsed_step` it keeps the place of the step it replaced. The client draws
-// the steps in this order as they come.
-const STEPS_SQL: &str = "SELECT id AS location_id, step_order, step_label, location_raw, \
-     CASE WHEN geocode_status = ANY($2) THEN lat END AS lat, \
-     CASE WHEN geocode_status = ANY($2) THEN lon END AS lon, \
-     (geocode_status <> ALL($2) AND strpos(coalesce(error, ''), $3) > 0) AS region_only \
-     FROM band_locations WHERE ma_id = $1 \
-     ORDER BY parsed_step, id";
-
-/// Public card of a band.
-#[derive(Debug, Serialize, ToSchema, sqlx::FromRow)]
+/// Public card of a band (the wire form of [`CardRow`] and its [`CardStepRow`]s).
+#[derive(Debug, Serialize, ToSchema)]
 pub struct BandCard {
     /// Upstream id.
     pub ma_id: i64,
@@ -60,12 +40,29 @@ pub struct BandCard {
     pub url: Option<String>,
     /// Location steps in path order (`parsed_step`; a manual override keeps its step's
     /// place), unlocated ones with null coordinates.
-    #[sqlx(skip)]
     pub steps: Vec<CardStep>,
 }
 
+impl From<CardRow> for BandCard {
+    fn from(r: CardRow) -> Self {
+        BandCard {
+            ma_id: r.ma_id,
+            name: r.name,
+            genre: r.genre,
+            country: r.country,
+            status: r.status,
+            formed_year: r.formed_year,
+            themes: r.themes,
+            label: r.label,
+            years_active: r.years_active,
+            url: r.url,
+            steps: Vec::new(),
+        }
+    }
+}
+
 /// One step of a band's path.
-#[derive(Debug, Serialize, ToSchema, sqlx::FromRow)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct CardStep {
     /// `band_locations.id`.
     pub location_id: i64,
@@ -86,6 +83,21 @@ pub struct CardStep {
     pub region_only: bool,
 }
 
+impl From<CardStepRow> for CardStep {
+    /// A non-finite coordinate is shown as unknown.
+    fn from(r: CardStepRow) -> Self {
+        CardStep {
+            location_id: r.location_id,
+            step_order: r.step_order,
+            step_label: r.step_label,
+            location_raw: r.location_raw,
+            lat: r.lat.filter(|v| v.is_finite()),
+            lon: r.lon.filter(|v| v.is_finite()),
+            region_only: r.region_only,
+        }
+    }
+}
+
 /// The public card of a band.
 #[utoipa::path(get, path = "/bands/{ma_id}", tag = "public",
     params(("ma_id" = i64, Path, description = "upstream band id")),
@@ -99,11 +111,10 @@ pub async fn band_card(
     headers: HeaderMap,
     Path(ma_id): Path<i64>,
 ) -> Result<Response, ApiError> {
-    let mut card: BandCard = sqlx::query_as(CARD_SQL)
-        .bind(ma_id)
-        .fetch_optional(&state.public_pool)
+    let mut card: BandCard = band_card::card(&state.public_pool, ma_id)
         .await?
-        .ok_or_else(|| ApiError::not_found(format!("no band {ma_id}")))?;
+        .ok_or_else(|| ApiError::not_found(format!("no band {ma_id}")))?
+        .into();
     if card.url.as_deref().is_none_or(str::is_empty) {
         let base = state
             .config
@@ -113,15 +124,10 @@ pub async fn band_card(
             .trim_end_matches('/');
         card.url = Some(format!("{base}/bands/_/{ma_id}"));
     }
-    card.steps = sqlx::query_as(STEPS_SQL)
-        .bind(ma_id)
-        .bind(&GeocodeStatus::LOCATED[..])
-        .bind(bandmap_db::band_locations::REGION_ONLY_NOTE)
-        .fetch_all(&state.public_pool)
-        .await?;
-    for s in &mut card.steps {
-        s.lat = s.lat.filter(|v| v.is_finite());
-        s.lon = s.lon.filter(|v| v.is_finite());
-    }
+    card.steps = band_card::steps(&state.public_pool, ma_id)
+        .await?
+        .into_iter()
+        .map(CardStep::from)
+        .collect();
     Ok(cache::json_response(&headers, &card))
 }

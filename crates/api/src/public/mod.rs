@@ -13,7 +13,6 @@ pub mod rate_limit;
 pub mod search;
 
 use crate::state::AppState;
-use tokio_util::sync::CancellationToken;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -43,20 +42,4 @@ pub fn router(state: &AppState) -> OpenApiRouter<AppState> {
                 crate::writes::note_writes,
             )),
         )
-}
-
-/// Starts the map index refresh task (LISTEN + version poll; it also reloads the public
-/// name search) for this process and the
-/// rate limiter's cleanup, which end when `shutdown` fires, and the first load of the
-/// admin list's band search.
-pub fn start_background(state: &AppState, shutdown: CancellationToken) {
-    let map = state.map.clone();
-    tokio::spawn(rate_limit::forget_idle_loop(
-        state.public_limiter.clone(),
-        shutdown.clone(),
-    ));
-    tokio::spawn(map.run(state.pool.clone(), state.name_search.clone(), shutdown));
-    // The admin list's search copy loads beside the map; until it is ready the list runs
-    // in SQL.
-    state.band_search.start_load(&state.pool);
 }

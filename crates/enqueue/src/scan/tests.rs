@@ -18,7 +18,9 @@ async fn a_scan_ended_by_shutdown_is_interrupted_saying_so() {
     .unwrap();
     let shutdown = tokio_util::sync::CancellationToken::new();
     shutdown.cancel();
-    let report = run_scan(p, None, None, Some(&shutdown)).await.unwrap();
+    let report = run_scan(p, None, None, Some(&shutdown), None)
+        .await
+        .unwrap();
     assert!(report.stopped_early);
     let (status, error): (RunStatus, Option<String>) =
         sqlx::query_as("SELECT status, error FROM crawl_run WHERE id = $1")

@@ -3,5 +3,6 @@
 
 mod common;
 mod daemon;
+mod place_names;
 mod runtime;
 mod scan;

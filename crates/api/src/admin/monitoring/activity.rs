@@ -1,9 +1,9 @@
 //! `GET /admin/api/activity` (runs and admin actions merged, newest first) and
 //! `GET /admin/api/logs` (log lines, streamed with `min_id`).
 
-use super::params;
-use super::shapes::ListPage;
-use super::vocab;
+use crate::admin::common::params;
+use crate::admin::common::shapes::ListPage;
+use crate::admin::common::vocab;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Page, Query};
 use crate::state::AppState;

@@ -1,7 +1,7 @@
 //! `GET /admin/api/live` (what runs now), `GET /admin/api/health` (heartbeat rows with
 //! `stale` computed in SQL, rule 24) and `GET /admin/api/crawl-checkpoints`.
 
-use super::shapes::{HealthItem, ListPage, RunItem, StatusCounts, TriggerItem};
+use crate::admin::common::shapes::{HealthItem, ListPage, RunItem, StatusCounts, TriggerItem};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::Page;
 use crate::state::AppState;
