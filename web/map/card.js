@@ -6,6 +6,7 @@ import { $, h, text, safeUrl, num } from './dom.js';
 import { state, updateUrl } from './state.js';
 import { initPath, clearPath, drawPath, fitPath, stepText } from './path.js';
 import { genreLabel, statusLabel, stepLabel, yearsActiveLabel } from './words.js';
+import { countryLabel } from './countries.js';
 
 const card = () => $('card');
 let cardCtrl = null;
@@ -123,7 +124,7 @@ export function showBandList(title, bands, note = null) {
 function facts(b) {
   const row = (label, value) => [h('dt', null, label), h('dd', null, text(value))];
   return h('dl', null,
-    row('Genre', genreLabel(b.genre)), row('Pays', b.country), row('Statut', statusLabel(b.status)), row('Formé en', b.formed_year),
+    row('Genre', genreLabel(b.genre)), row('Pays', countryLabel(b.country)), row('Statut', statusLabel(b.status)), row('Formé en', b.formed_year),
     row('Années d’activité', yearsActiveLabel(b.years_active)), row('Thèmes', b.themes), row('Label', b.label));
 }
 

@@ -12,6 +12,7 @@ import { countryShapes } from './outline.js';
 import { smallCountryPoints } from './small-countries.js';
 import { state, updateUrl, FILTERS, urlHasView } from './state.js';
 import { familyLabel } from './families.js';
+import { countryLabel } from './countries.js';
 
 // Sequential classes, dark to bright (the theme's reds toward bone).
 const COLOURS = ['#4a1217', '#7d1a1f', '#b3202a', '#e0533d', '#f4a261'];
@@ -66,7 +67,7 @@ function itemOf(feature) {
 function tip(layer) {
   const f = layer.feature;
   const it = itemOf(f);
-  const name = it?.country ?? f.properties?.name ?? '';
+  const name = countryLabel(it?.country_code ?? it?.country ?? f.properties?.name ?? '');
   if (!it) return h('span', null, h('strong', null, name), h('br'), 'Aucun groupe avec ces filtres');
   return h('span', null, h('strong', null, name), h('br'),
     `${fmt(it.bands, 0)} groupe${it.bands > 1 ? 's' : ''}${counted.length ? ` (${familiesText()})` : ''}`,
@@ -111,7 +112,7 @@ function legendBody() {
     counted.length ? h('p', { class: 'dens-families', 'data-families': counted.join(',') }, `Familles : ${familiesText()}`) : null,
     classes.length ? h('ul', { class: 'dens-classes' }, rows) : h('p', { class: 'muted' }, ranked.length || !items.size ? 'Aucun groupe avec ces filtres.' : 'Populations indisponibles sur ce serveur.'),
     ranked.length ? h('ol', { class: 'dens-top', 'aria-label': 'Pays les plus denses' },
-      ranked.slice(0, 5).map((i) => h('li', null, `${i.country ?? i.country_code} `, h('span', { class: 'figure' }, fmtDensity(i.per_100k))))) : null,
+      ranked.slice(0, 5).map((i) => h('li', null, `${countryLabel(i.country_code ?? i.country)} `, h('span', { class: 'figure' }, fmtDensity(i.per_100k))))) : null,
     h('p', { class: 'dens-source muted' }, 'Populations : GeoNames'),
   ].filter(Boolean));
 }

@@ -2,11 +2,15 @@
 import { $ } from './dom.js';
 import { FILTERS, state, setFilters, onFiltersChange } from './state.js';
 import { statusLabel } from './words.js';
+import { countryCode, countryLabel } from './countries.js';
 
 const form = () => $('filters-form');
 
 function fillForm() {
   for (const k of FILTERS) form().elements[k].value = state.filters[k] || '';
+  // The URL holds the code (country=NO); the field shows the country in the page's words.
+  const cc = state.filters.country;
+  if (cc && countryCode(cc) === cc) form().elements.country.value = countryLabel(cc);
 }
 
 function fail(message, field) {
@@ -23,6 +27,9 @@ function submit(e) {
     const v = String(form().elements[k].value || '').trim();
     if (v) next[k] = v;
   }
+  // "Norvège", "norway" or "no" → NO: the API compares codes and the catalogue's English
+  // names; any other text is sent as typed.
+  if (next.country) next.country = countryCode(next.country) ?? next.country;
   for (const k of ['year_min', 'year_max']) {
     if (next[k] !== undefined && !/^\d{1,4}$/.test(next[k])) return fail('Les années doivent être des nombres entiers.', k);
   }

@@ -8,6 +8,7 @@ import polylabel from '/vendor/polylabel/polylabel.js';
 import { getJson } from './api.js';
 import { h } from './dom.js';
 import { showError, clearError } from './errors.js';
+import { countryLabel } from './countries.js';
 
 const DATA_URL = '/vendor/world-atlas/countries-110m.json';
 
@@ -79,7 +80,7 @@ function anchored(l) {
 function countryLabels(countries) {
   return countries.features
     .filter((f) => f.geometry && f.properties?.name)
-    .map((f) => ({ name: f.properties.name, width: 0, latlng: null, marker: null, ...mainPolygon(f.geometry) }))
+    .map((f) => ({ name: countryLabel(f.properties.name), width: 0, latlng: null, marker: null, ...mainPolygon(f.geometry) }))
     .sort((a, b) => b.area - a.area);
 }
 

@@ -3,6 +3,7 @@
 // closes. Choosing flies to the band and opens its card.
 import { getJson, isAbort } from './api.js';
 import { $, h, text, debounce } from './dom.js';
+import { countryLabel } from './countries.js';
 
 const DEBOUNCE_MS = 200;
 const MIN_CHARS = 2;
@@ -47,7 +48,7 @@ function option(item, i) {
     id: `search-option-${i}`, role: 'option', 'aria-selected': 'false', class: 'option',
     onmousedown: (e) => e.preventDefault(), // keep the focus in the input
     onclick: () => choose(item),
-  }, h('span', { class: 'name' }, text(item.name)), h('span', { class: 'meta' }, `${text(item.country)} · ${text(item.genre)}`));
+  }, h('span', { class: 'name' }, text(item.name)), h('span', { class: 'meta' }, `${text(countryLabel(item.country))} · ${text(item.genre)}`));
 }
 
 function show(children) {

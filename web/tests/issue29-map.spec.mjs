@@ -254,6 +254,41 @@ describe('issue 29: public map', () => {
     await page.close();
   });
 
+  test('13: countries in French — « Norvège » filters Norway; the outline, the field and the card say Norvège', async (t) => {
+    if (target.mock) return t.skip('needs the demo');
+    const page = await browser.context.newPage();
+    const problems = watchPage(page);
+    await page.goto(`${target.url}/?lat=62&lon=12&z=4`);
+    await page.locator('.bm-marker').first().waitFor({ timeout: 15000 });
+    await page.waitForFunction(() => document.querySelectorAll('.leaflet-countryLabels-pane .bm-country').length >= 5, null, { timeout: 15000 });
+    const labels = await page.locator('.leaflet-countryLabels-pane .bm-country').allTextContents();
+    assert.ok(labels.includes('Norvège') && labels.includes('Suède'), `outline names in French: ${labels}`);
+    assert.ok(!labels.some((l) => ['Norway', 'Sweden', 'Germany', 'Finland'].includes(l)), `no English outline name: ${labels}`);
+    if (!(await page.locator('#f-country').isVisible())) await page.click('#filters-toggle');
+    await page.fill('#f-country', 'Norvège');
+    const asked = page.waitForRequest((r) => r.url().includes('/api/clusters') && new URL(r.url()).searchParams.get('country') === 'NO');
+    await page.click('#filters-apply');
+    await asked;
+    assert.equal(new URL(page.url()).searchParams.get('country'), 'NO', 'the URL keeps the code');
+    // A shared link with the code shows the country in words in the field.
+    await page.goto(`${target.url}/?country=NO`);
+    await page.locator('.bm-marker').first().waitFor({ timeout: 15000 });
+    if (!(await page.locator('#f-country').isVisible())) await page.click('#filters-toggle');
+    assert.equal(await page.inputValue('#f-country'), 'Norvège');
+    const id = await page.evaluate(async () => {
+      const fc = await (await fetch('/api/clusters?bbox=-180,-85,180,85&zoom=17&country=NO')).json();
+      return fc.features.find((f) => !f.properties.cluster)?.properties.ma_id;
+    });
+    assert.ok(id, 'a Norwegian band');
+    await page.goto(`${target.url}/?band=${id}`);
+    await page.waitForFunction(() => document.querySelector('#card-title') && document.querySelector('#card-title').textContent !== 'Chargement…', null, { timeout: 15000 });
+    const card = await page.locator('#card').innerText();
+    assert.match(card, /Norvège/, `the card names the country in French: ${card}`);
+    assert.doesNotMatch(card, /\bNorway\b/);
+    assert.deepEqual(problems.errors, []);
+    await page.close();
+  });
+
   test('12: on a phone, « Appliquer » closes the filter drawer', async () => {
     const page = await browser.context.newPage();
     await page.setViewportSize({ width: 390, height: 844 });
