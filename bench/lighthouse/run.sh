@@ -6,8 +6,8 @@
 # phone (Lighthouse's default mobile profile, throttled) and desktop (--preset=desktop).
 # Prints one line per page and profile: the four category scores and total blocking time.
 #
-# Usage: bench/lighthouse/run.sh [PATH ...]   (default: / and the first town page the
-#        sitemap lists, when there is one). Env: BIN (default: target/release/bandmap when
+# Usage: bench/lighthouse/run.sh [PATH ...]   (default: / and the first town page of
+#        /sitemap/towns-0.xml, when there is one). Env: BIN (default: target/release/bandmap when
 #        built, else target/debug/bandmap), PORT (18190), BENCH_DB (bandmap_bench_lighthouse),
 #        RUNS (1: runs per page and profile; the median performance score is printed).
 # Needs: PostgreSQL+PostGIS on 127.0.0.1:5432 (user postgres, trust), node/npm, chromium,
@@ -63,7 +63,8 @@ echo "mapped locations: $mapped"
 PAGES=("$@")
 if [ ${#PAGES[@]} -eq 0 ]; then
   PAGES=(/)
-  town=$(curl -fs "$BASE/sitemap.xml" 2>/dev/null | grep -o '<loc>[^<]*/town/[^<]*</loc>' | head -1 | sed -e 's|<loc>||' -e 's|</loc>||' -e 's|^https\?://[^/]*||' || true)
+  # sitemap.xml is an index: the first towns file lists the town pages.
+  town=$(curl -fs "$BASE/sitemap/towns-0.xml" 2>/dev/null | grep -o '<loc>[^<]*/town/[^<]*</loc>' | head -1 | sed -e 's|<loc>||' -e 's|</loc>||' -e 's|^https\?://[^/]*||' || true)
   [ -n "$town" ] && PAGES+=("$town")
 fi
 

@@ -2,7 +2,7 @@
 //! step (each located place linking to its town page), its upstream page and a link to
 //! the map with its card open. An unknown or malformed id answers the 404 page.
 
-use super::i18n::{Lang, PageLang};
+use super::i18n::{HtmlLang, Lang};
 use super::layout;
 use super::meta::PageMeta;
 use super::not_found::{self, Missing};
@@ -24,7 +24,7 @@ pub fn path(ma_id: i64) -> String {
 /// `/band/{ma_id}`.
 pub async fn page(
     State(state): State<AppState>,
-    PageLang(lang): PageLang,
+    HtmlLang(lang): HtmlLang,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
     let Some(ma_id) = id.parse::<i64>().ok().filter(|&n| n > 0) else {

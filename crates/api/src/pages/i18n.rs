@@ -182,6 +182,21 @@ mod tests {
 #[derive(Debug, Clone, Copy)]
 pub struct PageLang(pub Lang);
 
+/// `?lang=` of a query, when the query has one (whatever its value).
+fn asked_lang(parts: &axum::http::request::Parts) -> Option<String> {
+    let query = parts.uri.query().unwrap_or_default();
+    url::form_urlencoded::parse(query.as_bytes())
+        .find(|(k, _)| k == "lang")
+        .map(|(_, v)| v.into_owned())
+}
+
+fn accept_language(parts: &axum::http::request::Parts) -> Option<&str> {
+    parts
+        .headers
+        .get(axum::http::header::ACCEPT_LANGUAGE)
+        .and_then(|v| v.to_str().ok())
+}
+
 impl<S: Send + Sync> axum::extract::FromRequestParts<S> for PageLang {
     type Rejection = std::convert::Infallible;
 
@@ -189,14 +204,48 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for PageLang {
         parts: &mut axum::http::request::Parts,
         _state: &S,
     ) -> Result<Self, Self::Rejection> {
-        let query = parts.uri.query().unwrap_or_default();
-        let asked = url::form_urlencoded::parse(query.as_bytes())
-            .find(|(k, _)| k == "lang")
-            .map(|(_, v)| v.into_owned());
-        let accept = parts
-            .headers
-            .get(axum::http::header::ACCEPT_LANGUAGE)
-            .and_then(|v| v.to_str().ok());
-        Ok(PageLang(Lang::choose(asked.as_deref(), accept)))
+        let asked = asked_lang(parts);
+        Ok(PageLang(Lang::choose(
+            asked.as_deref(),
+            accept_language(parts),
+        )))
+    }
+}
+
+/// The language of a town or band page, with the choice in the URL: `?lang=` when the
+/// query has one; without it, French, or — when the browser's `Accept-Language` prefers
+/// another language — a 307 to the same URL with `?lang=` added. So one URL always holds
+/// one language and a page's canonical link is its own URL (a bare URL answering in
+/// English would name `?lang=en` as canonical, another `hreflang` location: search
+/// engines and Lighthouse read that as an error).
+#[derive(Debug, Clone, Copy)]
+pub struct HtmlLang(pub Lang);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for HtmlLang {
+    type Rejection = axum::response::Response;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _state: &S,
+    ) -> Result<Self, Self::Rejection> {
+        if let Some(asked) = asked_lang(parts) {
+            return Ok(HtmlLang(Lang::choose(Some(&asked), accept_language(parts))));
+        }
+        let chosen = Lang::choose(None, accept_language(parts));
+        if chosen == Lang::Fr {
+            return Ok(HtmlLang(chosen));
+        }
+        let here = parts.uri.path_and_query().map_or_else(
+            || parts.uri.path().to_string(),
+            |pq| pq.as_str().to_string(),
+        );
+        let mut res = axum::response::IntoResponse::into_response(
+            axum::response::Redirect::temporary(&chosen.link(&here)),
+        );
+        res.headers_mut().insert(
+            axum::http::header::VARY,
+            axum::http::HeaderValue::from_static("Accept-Language"),
+        );
+        Err(res)
     }
 }

@@ -4,7 +4,7 @@
 //! is its name, for readers. A key written another way, or a missing or outdated slug,
 //! answers 308 (permanent) to the canonical URL; an unknown key the 404 page.
 
-use super::i18n::{Lang, PageLang};
+use super::i18n::{HtmlLang, Lang};
 use super::layout;
 use super::meta::PageMeta;
 use super::not_found::{self, Missing};
@@ -37,7 +37,7 @@ pub fn map_link(key: TownKey) -> String {
 /// `/town/{key}`: redirects to the canonical URL (or 404).
 pub async fn page(
     State(state): State<AppState>,
-    PageLang(lang): PageLang,
+    HtmlLang(lang): HtmlLang,
     Path(key): Path<String>,
 ) -> Result<Response, ApiError> {
     render(&state, lang, &key, None).await
@@ -46,7 +46,7 @@ pub async fn page(
 /// `/town/{key}/{slug}`.
 pub async fn page_with_slug(
     State(state): State<AppState>,
-    PageLang(lang): PageLang,
+    HtmlLang(lang): HtmlLang,
     Path((key, slug)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
     render(&state, lang, &key, Some(&slug)).await

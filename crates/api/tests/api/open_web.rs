@@ -116,8 +116,32 @@ async fn pages_speak_the_language_asked_for() {
             res.text().await.unwrap()
         }
     };
-    // The browser's languages choose…
-    let en = get(OSLO, Some("de-DE,de;q=0.9,en;q=0.8")).await;
+    // The browser's languages choose, and the choice goes into the URL: a bare URL asked
+    // for by an English-preferring browser is sent to its `?lang=en` (one URL, one
+    // language: the canonical link of each is itself)…
+    let moved = no_redirects()
+        .get(app.url(OSLO))
+        .header("accept-language", "de-DE,de;q=0.9,en;q=0.8")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(moved.status(), 307);
+    assert_eq!(moved.headers()["location"], format!("{OSLO}?lang=en"));
+    assert_eq!(moved.headers()["vary"], "Accept-Language");
+    // …a French-preferring one, or one that says nothing, stays (French is the default);
+    // a `lang` in the query, even one not offered, is never redirected (no loop).
+    for accept in [Some("fr-FR,fr;q=0.9,en;q=0.8"), None] {
+        let fr = get(OSLO, accept).await;
+        assert!(fr.starts_with("<!DOCTYPE html><html lang=\"fr\">"), "{fr}");
+        assert!(fr.contains(&format!("<link rel=\"canonical\" href=\"{BASE}{OSLO}\">")));
+    }
+    let de = get("/town/59.9127_10.7461/oslo?lang=de", Some("en")).await;
+    assert!(de.starts_with("<!DOCTYPE html><html lang=\"en\">"), "{de}");
+    let en = get(
+        "/town/59.9127_10.7461/oslo?lang=en",
+        Some("de-DE,de;q=0.9,en;q=0.8"),
+    )
+    .await;
     assert!(en.starts_with("<!DOCTYPE html><html lang=\"en\">"), "{en}");
     assert!(en.contains("Formed here (2)") && en.contains("Left for elsewhere (1)"));
     assert!(
