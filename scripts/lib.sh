@@ -1,7 +1,9 @@
 # Shared shell helpers of the setup, run and test scripts. Sourced, not executed.
 set -euo pipefail
 
-log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+# Each line carries the seconds since the script started, so a run's log shows where its
+# time went (docs/architecture.md, "The test command, timed").
+log() { printf '\033[1m==> [%4ds] %s\033[0m\n' "$SECONDS" "$*" >&2; }
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
