@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# `/api/clusters` against `/healthz` over HTTP, for one or more builds of `bandmap` in ONE
+# run (issue 27 point 4; docs/performance.md, "The clusters against /healthz"):
+# the clusters bench's 150,000 points, each binary on a database of its own (an older
+# build may not know the newer migrations), then ROUNDS rounds in which every binary in
+# turn answers wrk -t2 -cCONN -dDURs on /healthz, the six cluster cases (z3, z6, z10, each
+# plain and genre=black) and /healthz again. Each case's figure is its req/s divided by the
+# mean of the two /healthz runs around it, for the same binary in the same round.
+#
+# Usage: bench/clusters/ratio.sh [LABEL=BIN ...]   (default: this tree's release build)
+#   e.g. bench/clusters/ratio.sh old=/tmp/bandmap-1124 new=target/release/bandmap
+# Env: POINTS (150000), DUR (5), CONN (32), ROUNDS (2), PORT (18095), NICE (unset: run as
+#      is; e.g. NICE=-20 as root gives wrk and the servers the CPU before other jobs of a
+#      shared machine — say so with the figures).
+# Needs: PostgreSQL+PostGIS on 127.0.0.1:5432 (user postgres, trust), wrk.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+OUT="$ROOT/bench/out/ratio"
+POINTS=${POINTS:-150000}
+DUR=${DUR:-5}
+CONN=${CONN:-32}
+ROUNDS=${ROUNDS:-2}
+PORT=${PORT:-18095}
+PG="postgres://postgres@127.0.0.1:5432"
+BASE="http://127.0.0.1:$PORT"
+mkdir -p "$OUT"
+cd "$ROOT"
+command -v wrk >/dev/null || { echo "wrk missing: apt-get install -y wrk" >&2; exit 1; }
+if curl -s -o /dev/null "$BASE/healthz"; then echo "port $PORT is in use: set PORT" >&2; exit 1; fi
+run() { if [ -n "${NICE:-}" ]; then nice -n "$NICE" "$@"; else "$@"; fi; }
+
+BINS=("$@")
+if [ ${#BINS[@]} -eq 0 ]; then
+  BANDMAP_ALLOW_MISSING_WEB=1 cargo build --release -p bandmap -q
+  BINS=("tree=${CARGO_TARGET_DIR:-$ROOT/target}/release/bandmap")
+fi
+
+echo "== machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), NICE=${NICE:-none}"
+if [ ! -s "$OUT/data/points.$POINTS" ]; then
+  echo "== data: the clusters bench's generator, $POINTS points"
+  cargo bench -q -p bandmap-index --bench clusters -- --points "$POINTS" --write "$OUT/data" >"$OUT/inproc.txt"
+  touch "$OUT/data/points.$POINTS"
+fi
+view() { awk -v z="z$1" '$1 == "viewport" && $2 == z {print $3}' "$OUT/inproc.txt"; }
+
+declare -A URL=([healthz]="$BASE/healthz")
+CASES=()
+for z in 3 6 10; do
+  URL[z$z]="$BASE/api/clusters?zoom=$z&bbox=$(view "$z")"
+  URL[z${z}_black]="$BASE/api/clusters?zoom=$z&bbox=$(view "$z")&genre=black"
+  CASES+=("z$z" "z${z}_black")
+done
+
+i=0
+for spec in "${BINS[@]}"; do
+  label=${spec%%=*}; bin=${spec#*=}
+  db="bandmap_bench_ratio_$i"; i=$((i + 1))
+  psql "$PG/postgres" -qc "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" >/dev/null
+  (cd "$OUT" && DATABASE_URL="$PG/$db" "$bin" migrate >/dev/null)
+  psql "$PG/$db" -q <<SQL
+\copy bands (ma_id, name, genre, country, country_code, status, formed_year, lat, lon) FROM '$OUT/data/bands.tsv'
+\copy band_locations (id, ma_id, step_order, parsed_step, step_label, location_raw, lat, lon, geocode_status) FROM '$OUT/data/locations.tsv'
+SELECT setval('band_locations_id_seq', (SELECT max(id) FROM band_locations));
+ANALYZE bands; ANALYZE band_locations;
+SQL
+  echo "$label: $bin on $db"
+done
+
+start() { # label bin db
+  (cd "$OUT" && exec env DATABASE_URL="$PG/$3" BIND_ADDR="127.0.0.1:$PORT" RUST_LOG=warn \
+    GEOCODER_PROVIDER=none PUBLIC_RATE_PER_SEC=1000000 PUBLIC_RATE_BURST=1000000 \
+    HTTP_MAX_CONNECTIONS_PER_ADDRESS=64 "$2" serve >"$OUT/serve-$1.log" 2>&1) &
+  SERVE=$!
+  for _ in $(seq 1 300); do curl -fs "$BASE/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
+  for name in "${!URL[@]}"; do curl -fs "${URL[$name]}" -o /dev/null; done
+  if [ -n "${NICE:-}" ]; then renice -n "$NICE" -p "$(pgrep -P "$SERVE" bandmap || echo "$SERVE")" >/dev/null; fi
+}
+stop() { kill "$SERVE" 2>/dev/null || true; wait "$SERVE" 2>/dev/null || true; }
+trap stop EXIT
+
+: >"$OUT/http.txt"
+for round in $(seq 1 "$ROUNDS"); do
+  i=0
+  for spec in "${BINS[@]}"; do
+    label=${spec%%=*}; bin=${spec#*=}
+    start "$label" "$bin" "bandmap_bench_ratio_$i"; i=$((i + 1))
+    echo "== round $round, $label (load $(cut -d' ' -f1 /proc/loadavg)); z6 body $(curl -fs "${URL[z6]}" | wc -c) bytes"
+    for name in healthz "${CASES[@]}" healthz; do
+      res=$(run wrk -t2 -c"$CONN" -d"${DUR}s" "${URL[$name]}")
+      rps=$(awk '/Requests\/sec/ {print $2}' <<<"$res")
+      printf "%s %s %-9s req/s %10s\n" "$round" "$label" "$name" "$rps" | tee -a "$OUT/http.txt"
+    done
+    stop
+  done
+done
+
+echo "== each case ÷ the mean of its two /healthz runs (same binary, same round)"
+awk '
+  { k = $1 SUBSEP $2; if ($3 == "healthz") { h[k] += $5 / 2 } else { v[k, $3] = $5; seen[$3] = 1 }
+    keys[k] = 1; if (!($3 in order) && $3 != "healthz") { order[$3] = ++n; names[n] = $3 } }
+  END {
+    for (k in keys) {
+      split(k, p, SUBSEP); line = sprintf("round %s %-6s healthz %8.0f", p[1], p[2], h[k])
+      for (j = 1; j <= n; j++) line = line sprintf("  %s %.2f", names[j], v[k, names[j]] / h[k])
+      print line
+    }
+  }' "$OUT/http.txt" | sort | tee "$OUT/ratios.txt"
