@@ -14,6 +14,7 @@ pub mod filter_text;
 pub mod import;
 pub mod jwt_crypto;
 pub mod openapi;
+pub mod param;
 pub mod pages;
 pub mod probes;
 pub mod public;
