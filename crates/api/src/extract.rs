@@ -136,7 +136,9 @@ impl Page {
         offset: Option<crate::param::NonNegative>,
     ) -> Page {
         Page {
-            limit: limit.map_or(Self::DEFAULT_LIMIT, |l| l.0).min(Self::MAX_LIMIT),
+            limit: limit
+                .map_or(Self::DEFAULT_LIMIT, |l| l.0)
+                .min(Self::MAX_LIMIT),
             offset: offset.map_or(0, |o| o.0),
         }
     }

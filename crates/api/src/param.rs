@@ -369,9 +369,11 @@ pub struct CellText(Option<(u32, u32)>);
 impl FromParam for CellText {
     fn from_param(_name: &str, raw: &str) -> Result<Self, String> {
         let coord = |v: &str| v.trim().parse::<u32>().ok();
-        Ok(CellText(raw.trim().split_once(',').and_then(|(x, y)| {
-            Some((coord(x)?, coord(y)?))
-        })))
+        Ok(CellText(
+            raw.trim()
+                .split_once(',')
+                .and_then(|(x, y)| Some((coord(x)?, coord(y)?))),
+        ))
     }
 }
 
@@ -393,10 +395,7 @@ impl CellText {
     }
 }
 
-schema!(
-    CellText,
-    text().pattern(Some(r"^[0-9]{1,6},[0-9]{1,6}$"))
-);
+schema!(CellText, text().pattern(Some(r"^[0-9]{1,6},[0-9]{1,6}$")));
 
 /// A boolean: `true`, `false`, `1` or `0` (CONTRACT §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -452,7 +451,9 @@ pub struct Text(pub String);
 
 impl FromParam for Text {
     fn from_param(_name: &str, raw: &str) -> Result<Self, String> {
-        Ok(Text(crate::filter_text::text(Some(raw)).unwrap_or_default()))
+        Ok(Text(
+            crate::filter_text::text(Some(raw)).unwrap_or_default(),
+        ))
     }
 
     fn is_blank(raw: &str) -> bool {
@@ -510,7 +511,10 @@ mod tests {
 
     #[test]
     fn a_refusal_is_found_behind_the_tag_only() {
-        assert_eq!(refusal(&format!("x: {TAG}zoom must be")), Some("zoom must be"));
+        assert_eq!(
+            refusal(&format!("x: {TAG}zoom must be")),
+            Some("zoom must be")
+        );
         assert_eq!(refusal("duplicate field `zoom`"), None);
     }
 

@@ -9,16 +9,15 @@ use crate::state::AppState;
 use axum::extract::State;
 use bandmap_db::monitoring::HistoryRow;
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
-use utoipa::{IntoParams, ToSchema};
+use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 /// Routes of this module.
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(band_history))
 }
-
 
 /// One admin action on the band or one of its location rows.
 #[derive(Debug, Serialize, ToSchema)]

@@ -4,9 +4,9 @@
 //! configured limit per bucket) and `GET /admin/api/charts/llm` (calls, cost and tokens
 //! per day and model, cache hits, the fallback model's share, the month's running total).
 
-use crate::param::{self, Integer, OneOf, Vocabulary};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::Query;
+use crate::param::{self, Integer, OneOf, Vocabulary};
 use crate::state::AppState;
 use axum::extract::State;
 use bandmap_config::GeocoderProvider;
@@ -30,8 +30,12 @@ pub struct GeocodingChartQuery {
     /// `24h` (per hour, default) or `30d` (per day), any case.
     #[serde(default, deserialize_with = "param::range")]
     #[param(inline)]
-    range: Option<OneOf<ChartRange>>,
+    range: Option<RangeParam>,
 }
+
+/// `ChartRange` as a parameter (an alias: utoipa reads a generic type's schema through
+/// `ComposeSchema`, a plain path's through [`utoipa::PartialSchema`]).
+pub type RangeParam = OneOf<ChartRange>;
 
 /// The span of the geocoding chart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,8 +2,8 @@
 //! totals (`GET /admin/api/llm`) and the purge of the legacy provider's cache. NaN costs
 //! stored in `llm_cache` never reach a response: they read as null and sums ignore them.
 
+use crate::admin::common::audit;
 use crate::admin::common::shapes::StatusCounts;
-use crate::admin::common::{audit, params};
 use crate::auth::AdminSession;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{PageParams, Query, contains_pattern};

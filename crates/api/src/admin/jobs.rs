@@ -72,6 +72,10 @@ pub async fn create_trigger(
     Ok((StatusCode::CREATED, axum::Json(Created { id })))
 }
 
+/// `TriggerStatus` as a parameter (an alias: utoipa reads a generic type's schema through
+/// `ComposeSchema`, a plain path's through [`utoipa::PartialSchema`]).
+pub type TriggerStatusParam = OneOf<TriggerStatus>;
+
 /// Query of `GET /admin/api/job-triggers`.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -79,7 +83,7 @@ pub struct TriggersQuery {
     /// Only triggers in this state (case-insensitive).
     #[serde(default, deserialize_with = "crate::param::status")]
     #[param(inline)]
-    status: Option<OneOf<TriggerStatus>>,
+    status: Option<TriggerStatusParam>,
     /// The page.
     #[serde(flatten)]
     #[param(ignore)]

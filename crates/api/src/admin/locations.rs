@@ -2,8 +2,8 @@
 //! of one row and the four bulk actions. Every write is one transaction with its audit
 //! row; the queries live in [`bandmap_db::band_locations`].
 
+use crate::admin::common;
 use crate::admin::common::shapes::{Affected, ListPage};
-use crate::admin::common::{self, params};
 use crate::auth::AdminSession;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Json, PageParams, Path, Query, contains_pattern};
@@ -37,6 +37,10 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// Longest text kept from `place` and `band` (longer input is truncated).
 const PATTERN_CHARS: usize = 100;
 
+/// `GeocodeStatus` as a parameter (an alias: utoipa reads a generic type's schema through
+/// `ComposeSchema`, a plain path's through [`utoipa::PartialSchema`]).
+pub type GeocodeStatusParam = OneOf<GeocodeStatus>;
+
 /// Query of `GET /admin/api/locations`.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -45,7 +49,7 @@ pub struct LocationsQuery {
     /// `error` (any case).
     #[serde(default, deserialize_with = "param::status")]
     #[param(inline)]
-    status: Option<OneOf<GeocodeStatus>>,
+    status: Option<GeocodeStatusParam>,
     /// Case-insensitive substring of the raw place (wildcards literal, truncated to 100).
     #[serde(default, deserialize_with = "param::place")]
     #[param(inline)]

@@ -61,15 +61,45 @@ fn value(samples: &'static [&'static str]) -> impl Strategy<Value = String> {
 }
 
 const MAP: &[&str] = &[
-    "", " ", "1,2,3,4", "-10,35,30,60", "5,0,4,1", "0,0,181,0", "NaN,1,2,3", "3", "20",
-    "21", "-1", "1990", "199x", "black", "Doom, black", "polka", "black,polka", " , ",
-    "families", "FAMILIES", "Families", "Norway", "NO", "Black Metal", "\u{1}",
+    "",
+    " ",
+    "1,2,3,4",
+    "-10,35,30,60",
+    "5,0,4,1",
+    "0,0,181,0",
+    "NaN,1,2,3",
+    "3",
+    "20",
+    "21",
+    "-1",
+    "1990",
+    "199x",
+    "black",
+    "Doom, black",
+    "polka",
+    "black,polka",
+    " , ",
+    "families",
+    "FAMILIES",
+    "Families",
+    "Norway",
+    "NO",
+    "Black Metal",
+    "\u{1}",
 ];
 
 fn map_query() -> impl Strategy<Value = Vec<(&'static str, String)>> {
     let names = [
-        "bbox", "zoom", "genre", "country", "status", "year_min", "year_max", "family",
-        "breakdown", "unknown",
+        "bbox",
+        "zoom",
+        "genre",
+        "country",
+        "status",
+        "year_min",
+        "year_max",
+        "family",
+        "breakdown",
+        "unknown",
     ];
     proptest::sample::subsequence(names.to_vec(), 0..=names.len()).prop_flat_map(|keys| {
         keys.into_iter()
@@ -79,14 +109,45 @@ fn map_query() -> impl Strategy<Value = Vec<(&'static str, String)>> {
 }
 
 const BANDS: &[&str] = &[
-    "", " ", "666", " 42 ", "-3", "abc", "1.5", "9999", "true", "false", "1", "0", "yes",
-    "TRUE", "name", "-updated_at", "ma_id", "NAME", "bogus", "Norway", "50%_off\\", "\u{7f}",
+    "",
+    " ",
+    "666",
+    " 42 ",
+    "-3",
+    "abc",
+    "1.5",
+    "9999",
+    "true",
+    "false",
+    "1",
+    "0",
+    "yes",
+    "TRUE",
+    "name",
+    "-updated_at",
+    "ma_id",
+    "NAME",
+    "bogus",
+    "Norway",
+    "50%_off\\",
+    "\u{7f}",
 ];
 
 fn bands_query() -> impl Strategy<Value = Vec<(&'static str, String)>> {
     let names = [
-        "q", "location_q", "themes_q", "genre", "country", "status", "has_lat",
-        "has_location", "has_conflict", "sort", "limit", "offset", "unknown",
+        "q",
+        "location_q",
+        "themes_q",
+        "genre",
+        "country",
+        "status",
+        "has_lat",
+        "has_location",
+        "has_conflict",
+        "sort",
+        "limit",
+        "offset",
+        "unknown",
     ];
     proptest::sample::subsequence(names.to_vec(), 0..=names.len()).prop_flat_map(|keys| {
         keys.into_iter()
@@ -95,13 +156,15 @@ fn bands_query() -> impl Strategy<Value = Vec<(&'static str, String)>> {
     })
 }
 
-fn borrowed(q: &[(&'static str, String)]) -> Vec<(&'static str, &str)> {
+fn borrowed<'a>(q: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
     q.iter().map(|(k, v)| (*k, v.as_str())).collect()
 }
 
 /// The old clusters' answer, with the breakdown's spelling now in any case (CONTRACT does
 /// not name it; the map sends `families`).
-fn old_clusters(raw: Raw<'_>) -> Result<(bandmap_index::map::ClusterQuery, bool), crate::error::ApiError> {
+fn old_clusters(
+    raw: Raw<'_>,
+) -> Result<(bandmap_index::map::ClusterQuery, bool), crate::error::ApiError> {
     let lower: Vec<(&str, String)> = raw
         .iter()
         .map(|(k, v)| {

@@ -167,7 +167,10 @@ mod tests {
             Family::Black.bit() | Family::Doom.bit()
         );
         assert!(f("family=black,polka").is_err());
-        assert!(f(&format!("family={}", "black,".repeat(20))).is_err(), "over 100");
+        assert!(
+            f(&format!("family={}", "black,".repeat(20))).is_err(),
+            "over 100"
+        );
     }
 
     #[test]

@@ -132,9 +132,8 @@ pub async fn search(
     headers: HeaderMap,
     Query(p): Query<SearchParams>,
 ) -> Result<Response, ApiError> {
-    let NameText(q) = p
-        .q
-        .ok_or_else(|| ApiError::bad_request("q is required (part of a band name)"))?;
+    let NameText(q) =
+        p.q.ok_or_else(|| ApiError::bad_request("q is required (part of a band name)"))?;
     if let Some(copy) = state.name_search.fresh() {
         let items = from_memory(&copy, &q);
         return Ok(cache::json_response(&headers, &SearchResults { items }));

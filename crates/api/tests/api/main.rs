@@ -29,5 +29,5 @@ mod public_flows;
 mod public_search_memory;
 mod security_headers;
 mod sessions_end;
-mod typed_params;
 mod support;
+mod typed_params;

@@ -8,8 +8,8 @@ use bandmap_db::bands::admin::{BandField, BandFilter, BandSort, FieldValue};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
-use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::{IntoParams, ToSchema};
 
 /// `genre` is matched as a substring of at most this many characters.
@@ -115,9 +115,7 @@ impl BandListParams {
             ma_id: self.q.as_ref().and_then(SearchText::as_id),
             location_pattern: self.location_q.as_ref().map(SearchText::pattern),
             themes_pattern: self.themes_q.as_ref().map(SearchText::pattern),
-            genre_pattern: self
-                .genre
-                .map(|g| contains_pattern(&g.0, BOUNDED_CHARS)),
+            genre_pattern: self.genre.map(|g| contains_pattern(&g.0, BOUNDED_CHARS)),
             country: text(self.country),
             status: text(self.status),
             has_lat: flag(self.has_lat),

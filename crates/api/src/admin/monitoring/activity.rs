@@ -23,12 +23,20 @@ pub struct ActivityQuery {
     /// `run` or `admin` (any case); absent = both.
     #[serde(default, deserialize_with = "param::kind")]
     #[param(inline)]
-    kind: Option<OneOf<ActivityKind>>,
+    kind: Option<KindParam>,
     /// The page.
     #[serde(flatten)]
     #[param(ignore)]
     page: PageParams,
 }
+
+/// `ActivityKind` as a parameter (an alias: utoipa reads a generic type's schema through
+/// `ComposeSchema`, a plain path's through [`utoipa::PartialSchema`]).
+pub type KindParam = OneOf<ActivityKind>;
+
+/// `Level` as a parameter (an alias: utoipa reads a generic type's schema through
+/// `ComposeSchema`, a plain path's through [`utoipa::PartialSchema`]).
+pub type LevelParam = OneOf<Level>;
 
 /// What an activity entry is: a run or an admin action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,7 +168,7 @@ pub struct LogsQuery {
     /// `debug`, `info`, `warn` or `error` (any case).
     #[serde(default, deserialize_with = "param::level")]
     #[param(inline)]
-    level: Option<OneOf<Level>>,
+    level: Option<LevelParam>,
     /// The page.
     #[serde(flatten)]
     #[param(ignore)]

@@ -10,9 +10,8 @@ use axum::extract::State;
 use bandmap_db::runs::TriggerStatus;
 use bandmap_db::{catalogue_stats, checkpoints, geocoding_stats, monitoring};
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, ToSchema};
-
+use serde::Serialize;
+use utoipa::ToSchema;
 
 /// The page `page` of a complete (short) list, as CONTRACT §4's `{items,total,limit,offset}`.
 fn page_of<T>(rows: Vec<T>, page: Page) -> ListPage<T> {

@@ -72,11 +72,7 @@ pub async fn export_csv(
 
 /// The exports' query is the filters of `GET /api/clusters` (no box, no zoom: the whole
 /// map for those filters).
-async fn export(
-    state: AppState,
-    p: MapFilterParams,
-    format: Format,
-) -> Result<Response, ApiError> {
+async fn export(state: AppState, p: MapFilterParams, format: Format) -> Result<Response, ApiError> {
     let filter = p.filter();
     let map: MapState = axum::extract::FromRef::from_ref(&state);
     let snap = map.snapshot().await.map_err(ApiError::internal)?;

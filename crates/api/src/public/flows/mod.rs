@@ -6,13 +6,13 @@ pub mod params;
 
 use super::cache::{self, CACHE_CONTROL};
 use super::map_state::MapState;
+use super::params::{MapFilterParams, ViewParams};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::Query;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use body::{FlowBandsBody, FlowsBody};
-use super::params::{MapFilterParams, ViewParams};
 use params::{FlowBandsParams, FlowsParams};
 
 /// Flows between places: consecutive placed steps of the bands, counted between clusters.

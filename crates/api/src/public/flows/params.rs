@@ -118,7 +118,14 @@ mod tests {
         let side = 1u32 << level;
         assert_eq!(cells("from=0,%201&to=1,0").unwrap(), ((0, 1), (1, 0)));
         let outside = format!("from={side},0");
-        for bad in ["", "from=", "from=3", outside.as_str(), "from=a,1", "from=-1,2"] {
+        for bad in [
+            "",
+            "from=",
+            "from=3",
+            outside.as_str(),
+            "from=a,1",
+            "from=-1,2",
+        ] {
             assert!(cells(&format!("{bad}&to=0,0")).is_err(), "{bad:?}");
         }
     }
