@@ -7,7 +7,9 @@ use axum::http::StatusCode;
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
-/// Query string deserialised into `T`; failure → 400 naming the problem.
+/// Query string deserialised into `T`; failure → 400 naming the problem: a typed
+/// parameter's own message ([`crate::param`]), else `invalid query: …` (e.g. a parameter
+/// given twice).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Query<T>(pub T);
 
@@ -18,7 +20,15 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Query<T> {
         axum::extract::Query::<T>::from_request_parts(parts, state)
             .await
             .map(|q| Query(q.0))
-            .map_err(|e| ApiError::bad_request(format!("invalid query: {}", e.body_text())))
+            .map_err(|e| query_rejection(&e.body_text()))
+    }
+}
+
+/// The 400 of a query string that did not deserialise (axum's text of it).
+fn query_rejection(text: &str) -> ApiError {
+    match crate::param::refusal(text) {
+        Some(message) => ApiError::bad_request(message),
+        None => ApiError::bad_request(format!("invalid query: {text}")),
     }
 }
 
@@ -82,6 +92,28 @@ pub fn parse_bool(name: &str, value: &str) -> Result<bool, ApiError> {
     }
 }
 
+/// The paging parameters of a list (CONTRACT §4), typed; a query struct flattens them
+/// (`#[serde(flatten)] #[param(ignore)]`) and its path lists them (`params(…, PageParams)`).
+#[derive(Debug, Clone, Copy, Default, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct PageParams {
+    /// Page size (default 50, max 500).
+    #[serde(default, deserialize_with = "crate::param::limit")]
+    #[param(inline)]
+    pub limit: Option<crate::param::NonNegative>,
+    /// Rows to skip.
+    #[serde(default, deserialize_with = "crate::param::offset")]
+    #[param(inline)]
+    pub offset: Option<crate::param::NonNegative>,
+}
+
+impl PageParams {
+    /// The page asked for.
+    pub fn page(&self) -> Page {
+        Page::of(self.limit, self.offset)
+    }
+}
+
 /// Paging of lists: default limit 50, maximum 500 (clamped), offset ≥ 0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Page {
@@ -96,6 +128,20 @@ impl Page {
     pub const DEFAULT_LIMIT: i64 = 50;
     /// Largest page size; larger values are clamped.
     pub const MAX_LIMIT: i64 = 500;
+
+    /// The page of typed `limit` / `offset` parameters: absent → the defaults, a larger
+    /// limit clamped.
+    pub fn of(
+        limit: Option<crate::param::NonNegative>,
+        offset: Option<crate::param::NonNegative>,
+    ) -> Page {
+        Page {
+            limit: limit
+                .map_or(Self::DEFAULT_LIMIT, |l| l.0)
+                .min(Self::MAX_LIMIT),
+            offset: offset.map_or(0, |o| o.0),
+        }
+    }
 
     /// Parses raw `limit` / `offset` strings; a non-integer or negative value → 400.
     pub fn parse(limit: Option<&str>, offset: Option<&str>) -> Result<Page, ApiError> {

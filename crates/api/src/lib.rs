@@ -15,6 +15,7 @@ pub mod import;
 pub mod jwt_crypto;
 pub mod openapi;
 pub mod pages;
+pub mod param;
 pub mod probes;
 pub mod public;
 pub mod retention;

@@ -4,31 +4,19 @@
 
 use crate::admin::common::shapes::ListPage;
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Page, Path, Query};
+use crate::extract::{PageParams, Path, Query};
 use crate::state::AppState;
 use axum::extract::State;
 use bandmap_db::monitoring::HistoryRow;
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
-use utoipa::{IntoParams, ToSchema};
+use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 /// Routes of this module.
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(band_history))
-}
-
-/// Paging of the history.
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct HistoryQuery {
-    /// Page size (default 50, max 500).
-    #[param(value_type = Option<i64>, minimum = 0)]
-    limit: Option<String>,
-    /// Rows to skip.
-    #[param(value_type = Option<i64>, minimum = 0)]
-    offset: Option<String>,
 }
 
 /// One admin action on the band or one of its location rows.
@@ -67,7 +55,7 @@ impl From<HistoryRow> for HistoryItem {
 /// The band's audit history, newest first.
 #[utoipa::path(
     get, path = "/bands/{ma_id}/history", tag = "admin: bands",
-    params(("ma_id" = i64, Path, description = "Upstream band id"), HistoryQuery),
+    params(("ma_id" = i64, Path, description = "Upstream band id"), PageParams),
     responses(
         (status = 200, description = "a page of audit rows", body = ListPage<HistoryItem>),
         (status = 400, description = "Bad parameter", body = ErrorBody),
@@ -79,9 +67,9 @@ impl From<HistoryRow> for HistoryItem {
 pub async fn band_history(
     State(state): State<AppState>,
     Path(ma_id): Path<i64>,
-    Query(q): Query<HistoryQuery>,
+    Query(q): Query<PageParams>,
 ) -> Result<axum::Json<ListPage<HistoryItem>>, ApiError> {
-    let page = Page::parse(q.limit.as_deref(), q.offset.as_deref())?;
+    let page = q.page();
     if bandmap_db::bands::admin::band_detail(&state.pool, ma_id)
         .await?
         .is_none()

@@ -45,7 +45,7 @@ pub async fn list_bands(
     State(state): State<AppState>,
     Query(params): Query<BandListParams>,
 ) -> ApiResult<axum::Json<BandPage>> {
-    let filter = params.into_filter()?;
+    let filter = params.into_filter();
     let (rows, total) =
         bandmap_index::band_search::list_bands(&state.pool, &state.band_search, &filter).await?;
     Ok(axum::Json(BandPage {

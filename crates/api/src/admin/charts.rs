@@ -4,9 +4,9 @@
 //! configured limit per bucket) and `GET /admin/api/charts/llm` (calls, cost and tokens
 //! per day and model, cache hits, the fallback model's share, the month's running total).
 
-use crate::admin::common::params;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::Query;
+use crate::param::{self, Integer, OneOf, Vocabulary};
 use crate::state::AppState;
 use axum::extract::State;
 use bandmap_config::GeocoderProvider;
@@ -27,9 +27,41 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct GeocodingChartQuery {
-    /// `24h` (per hour, default) or `30d` (per day).
-    #[param(value_type = Option<String>, pattern = "^(24h|30d)$")]
-    range: Option<String>,
+    /// `24h` (per hour, default) or `30d` (per day), any case.
+    #[serde(default, deserialize_with = "param::range")]
+    #[param(inline)]
+    range: Option<RangeParam>,
+}
+
+/// `ChartRange` as a parameter (an alias: utoipa reads a generic type's schema through
+/// `ComposeSchema`, a plain path's through [`utoipa::PartialSchema`]).
+pub type RangeParam = OneOf<ChartRange>;
+
+/// The span of the geocoding chart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChartRange {
+    /// 24 hours, per hour.
+    Day,
+    /// 30 days, per day.
+    Month,
+}
+
+impl std::fmt::Display for ChartRange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ChartRange::Day => "24h",
+            ChartRange::Month => "30d",
+        })
+    }
+}
+
+impl Vocabulary for ChartRange {
+    fn all() -> &'static [Self] {
+        &[ChartRange::Day, ChartRange::Month]
+    }
+    fn schema() -> utoipa::openapi::Object {
+        crate::admin::common::vocab::names(vec!["24h", "30d"], "A chart range.")
+    }
 }
 
 /// One bucket of the geocoding chart.
@@ -103,9 +135,8 @@ pub async fn geocoding_chart(
     State(state): State<AppState>,
     Query(q): Query<GeocodingChartQuery>,
 ) -> Result<axum::Json<GeocodingChart>, ApiError> {
-    let range = params::one_of("range", q.range.as_deref(), &["24h", "30d"])?
-        .unwrap_or_else(|| "24h".to_string());
-    let (bucket, count, bucket_s, name) = if range == "30d" {
+    let range = q.range.map_or(ChartRange::Day, |r| r.0);
+    let (bucket, count, bucket_s, name) = if range == ChartRange::Month {
         (Bucket::Day, 30, 86_400.0, "day")
     } else {
         (Bucket::Hour, 24, 3_600.0, "hour")
@@ -116,7 +147,7 @@ pub async fn geocoding_chart(
     let limit = (delay > 0.0).then(|| (bucket_s / delay).floor() as i64);
     let enabled = cfg.provider == GeocoderProvider::Geoapify && cfg.api_key.is_some();
     Ok(axum::Json(GeocodingChart {
-        range,
+        range: range.to_string(),
         bucket: name.to_string(),
         points: points.into_iter().map(Into::into).collect(),
         provider: ProviderLimit {
@@ -136,8 +167,9 @@ pub async fn geocoding_chart(
 #[into_params(parameter_in = Query)]
 pub struct LlmChartQuery {
     /// Days, today included (1–90, default 30).
+    #[serde(default, deserialize_with = "param::days")]
     #[param(value_type = Option<i64>, minimum = 1, maximum = 90)]
-    days: Option<String>,
+    days: Option<Integer>,
 }
 
 /// LLM calls of one model on one day.
@@ -226,7 +258,7 @@ pub async fn llm_chart(
     State(state): State<AppState>,
     Query(q): Query<LlmChartQuery>,
 ) -> Result<axum::Json<LlmChart>, ApiError> {
-    let days = match params::int("days", q.days.as_deref())? {
+    let days = match q.days.map(|d| d.0) {
         None => 30,
         Some(d @ 1..=90) => i32::try_from(d).unwrap_or(30),
         Some(_) => return Err(ApiError::bad_request("days must be between 1 and 90")),

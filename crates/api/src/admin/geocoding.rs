@@ -2,11 +2,12 @@
 //! totals (`GET /admin/api/llm`) and the purge of the legacy provider's cache. NaN costs
 //! stored in `llm_cache` never reach a response: they read as null and sums ignore them.
 
+use crate::admin::common::audit;
 use crate::admin::common::shapes::StatusCounts;
-use crate::admin::common::{audit, params};
 use crate::auth::AdminSession;
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Page, Query, contains_pattern};
+use crate::extract::{PageParams, Query, contains_pattern};
+use crate::param::{self, FilterText, Flag, Integer, Text};
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
@@ -130,26 +131,30 @@ pub async fn overview(State(state): State<AppState>) -> Result<Json<GeocodingOve
 #[into_params(parameter_in = Query)]
 pub struct LlmQuery {
     /// Exact model name (at most 100 characters).
-    #[param(max_length = 100)]
-    model: Option<String>,
+    #[serde(default, deserialize_with = "param::model")]
+    #[param(value_type = Option<String>, max_length = 100)]
+    model: Option<FilterText>,
     /// Band id.
-    #[param(value_type = Option<i64>)]
-    ma_id: Option<String>,
+    #[serde(default, deserialize_with = "param::ma_id")]
+    #[param(inline)]
+    ma_id: Option<Integer>,
     /// true: only calls whose valid extraction has no city; false: only calls with a city.
     /// Malformed replies match neither (see `malformed`).
-    #[param(value_type = Option<bool>)]
-    city_null: Option<String>,
+    #[serde(default, deserialize_with = "param::city_null")]
+    #[param(inline)]
+    city_null: Option<Flag>,
     /// true: only malformed replies (no valid extraction); false: only valid ones.
-    #[param(value_type = Option<bool>)]
-    malformed: Option<String>,
+    #[serde(default, deserialize_with = "param::malformed")]
+    #[param(inline)]
+    malformed: Option<Flag>,
     /// Case-insensitive substring of the place sent (wildcards literal, truncated to 100).
-    q: Option<String>,
-    /// Page size (default 50, max 500).
-    #[param(value_type = Option<i64>, minimum = 0)]
-    limit: Option<String>,
-    /// Rows to skip.
-    #[param(value_type = Option<i64>, minimum = 0)]
-    offset: Option<String>,
+    #[serde(default, deserialize_with = "param::q")]
+    #[param(inline)]
+    q: Option<Text>,
+    /// The page.
+    #[serde(flatten)]
+    #[param(ignore)]
+    page: PageParams,
 }
 
 /// One LLM call.
@@ -228,7 +233,7 @@ pub struct LlmPageItem {
 }
 
 /// LLM calls with prompt, response and triggering band, plus totals over the filter.
-#[utoipa::path(get, path = "/llm", tag = "admin-geocoding", params(LlmQuery),
+#[utoipa::path(get, path = "/llm", tag = "admin-geocoding", params(LlmQuery, PageParams),
     security(("session" = [])),
     responses(
         (status = 200, description = "a page of calls", body = LlmPageItem),
@@ -239,14 +244,13 @@ pub async fn llm_calls(
     Query(q): Query<LlmQuery>,
 ) -> Result<Json<LlmPageItem>, ApiError> {
     let filter = LlmFilter {
-        model: crate::filter_text::bounded("model", q.model.as_deref())?,
-        ma_id: params::int("ma_id", q.ma_id.as_deref())?,
-        city_null: params::boolean("city_null", q.city_null.as_deref())?,
-        malformed: params::boolean("malformed", q.malformed.as_deref())?,
-        location_pattern: crate::filter_text::text(q.q.as_deref())
-            .map(|t| contains_pattern(&t, 100)),
+        model: q.model.map(|m| m.0),
+        ma_id: q.ma_id.map(|i| i.0),
+        city_null: q.city_null.map(|f| f.0),
+        malformed: q.malformed.map(|f| f.0),
+        location_pattern: q.q.map(|t| contains_pattern(&t.0, 100)),
     };
-    let page = Page::parse(q.limit.as_deref(), q.offset.as_deref())?;
+    let page = q.page.page();
     let found = llm_cache::list(&state.pool, &filter, page.limit, page.offset).await?;
     Ok(Json(LlmPageItem {
         items: found.items.into_iter().map(Into::into).collect(),

@@ -5,7 +5,8 @@ use crate::admin::common::shapes::{ListPage, TriggerItem};
 use crate::admin::common::{audit, params, vocab};
 use crate::auth::AdminSession;
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Json, Page, Path, Query};
+use crate::extract::{Json, PageParams, Path, Query};
+use crate::param::OneOf;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -53,7 +54,7 @@ pub async fn create_trigger(
     session: AdminSession,
     Json(body): Json<NewTrigger>,
 ) -> Result<(StatusCode, axum::Json<Created>), ApiError> {
-    let job_type = params::variant("job_type", Some(&body.job_type), JobType::ALL)?
+    let job_type = params::variant::<JobType>("job_type", Some(&body.job_type))?
         .ok_or_else(|| ApiError::bad_request("job_type is required"))?;
     let mut tx = state.pool.begin().await?;
     let id = triggers::create(&mut *tx, job_type, Some(&session.username)).await?;
@@ -71,23 +72,26 @@ pub async fn create_trigger(
     Ok((StatusCode::CREATED, axum::Json(Created { id })))
 }
 
+/// `TriggerStatus` as a parameter (an alias: utoipa reads a generic type's schema through
+/// `ComposeSchema`, a plain path's through [`utoipa::PartialSchema`]).
+pub type TriggerStatusParam = OneOf<TriggerStatus>;
+
 /// Query of `GET /admin/api/job-triggers`.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct TriggersQuery {
     /// Only triggers in this state (case-insensitive).
-    #[param(schema_with = vocab::trigger_status)]
-    status: Option<String>,
-    /// Page size (default 50, max 500).
-    #[param(value_type = Option<i64>, minimum = 0)]
-    limit: Option<String>,
-    /// Rows to skip.
-    #[param(value_type = Option<i64>, minimum = 0)]
-    offset: Option<String>,
+    #[serde(default, deserialize_with = "crate::param::status")]
+    #[param(inline)]
+    status: Option<TriggerStatusParam>,
+    /// The page.
+    #[serde(flatten)]
+    #[param(ignore)]
+    page: PageParams,
 }
 
 /// Job requests, newest first.
-#[utoipa::path(get, path = "/job-triggers", tag = "admin-jobs", params(TriggersQuery),
+#[utoipa::path(get, path = "/job-triggers", tag = "admin-jobs", params(TriggersQuery, PageParams),
     security(("session" = [])),
     responses(
         (status = 200, description = "a page of requests", body = ListPage<TriggerItem>),
@@ -97,8 +101,8 @@ pub async fn list_triggers(
     State(state): State<AppState>,
     Query(q): Query<TriggersQuery>,
 ) -> Result<axum::Json<ListPage<TriggerItem>>, ApiError> {
-    let status = params::variant("status", q.status.as_deref(), TriggerStatus::ALL)?;
-    let page = Page::parse(q.limit.as_deref(), q.offset.as_deref())?;
+    let status = q.status.map(|s| s.0);
+    let page = q.page.page();
     let (rows, total) =
         bandmap_db::monitoring::triggers(&state.pool, status, page.limit, page.offset).await?;
     Ok(axum::Json(ListPage::from_rows(rows, total, page)))

@@ -2,11 +2,12 @@
 //! of one row and the four bulk actions. Every write is one transaction with its audit
 //! row; the queries live in [`bandmap_db::band_locations`].
 
+use crate::admin::common;
 use crate::admin::common::shapes::{Affected, ListPage};
-use crate::admin::common::{self, params};
 use crate::auth::AdminSession;
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Json, Page, Path, Query, contains_pattern};
+use crate::extract::{Json, PageParams, Path, Query, contains_pattern};
+use crate::param::{self, FilterText, OneOf, Text};
 use crate::state::AppState;
 use axum::extract::State;
 use bandmap_db::Point;
@@ -36,27 +37,35 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// Longest text kept from `place` and `band` (longer input is truncated).
 const PATTERN_CHARS: usize = 100;
 
+/// `GeocodeStatus` as a parameter (an alias: utoipa reads a generic type's schema through
+/// `ComposeSchema`, a plain path's through [`utoipa::PartialSchema`]).
+pub type GeocodeStatusParam = OneOf<GeocodeStatus>;
+
 /// Query of `GET /admin/api/locations`.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct LocationsQuery {
-    /// One of `pending`, `processing`, `done`, `country_only`, `llm_needed`, `manual`, `error`.
-    #[param(value_type = Option<String>,
-        pattern = "^(pending|processing|done|country_only|llm_needed|manual|error)$")]
-    status: Option<String>,
+    /// One of `pending`, `processing`, `done`, `country_only`, `llm_needed`, `manual`,
+    /// `error` (any case).
+    #[serde(default, deserialize_with = "param::status")]
+    #[param(inline)]
+    status: Option<GeocodeStatusParam>,
     /// Case-insensitive substring of the raw place (wildcards literal, truncated to 100).
-    place: Option<String>,
+    #[serde(default, deserialize_with = "param::place")]
+    #[param(inline)]
+    place: Option<Text>,
     /// Case-insensitive substring of the band name, or the exact `ma_id` when numeric.
-    band: Option<String>,
+    #[serde(default, deserialize_with = "param::band")]
+    #[param(inline)]
+    band: Option<Text>,
     /// Country name or ISO code, case-insensitive (at most 100 characters).
-    #[param(max_length = 100)]
-    country: Option<String>,
-    /// Page size (default 50, max 500).
-    #[param(value_type = Option<i64>, minimum = 0)]
-    limit: Option<String>,
-    /// Rows to skip.
-    #[param(value_type = Option<i64>, minimum = 0)]
-    offset: Option<String>,
+    #[serde(default, deserialize_with = "param::country")]
+    #[param(value_type = Option<String>, max_length = 100)]
+    country: Option<FilterText>,
+    /// The page.
+    #[serde(flatten)]
+    #[param(ignore)]
+    page: PageParams,
 }
 
 /// One `band_locations` row.
@@ -124,7 +133,7 @@ impl From<LocationRow> for LocationItem {
 }
 
 /// Filterable list of `band_locations`, grouped by band and step.
-#[utoipa::path(get, path = "/locations", tag = "admin-locations", params(LocationsQuery),
+#[utoipa::path(get, path = "/locations", tag = "admin-locations", params(LocationsQuery, PageParams),
     security(("session" = [])),
     responses(
         (status = 200, description = "a page of rows", body = ListPage<LocationItem>),
@@ -134,16 +143,15 @@ pub async fn list(
     State(state): State<AppState>,
     Query(q): Query<LocationsQuery>,
 ) -> Result<axum::Json<ListPage<LocationItem>>, ApiError> {
-    let band = crate::filter_text::text(q.band.as_deref());
+    let band = q.band.map(|b| b.0);
     let filter = LocationFilter {
-        status: params::variant("status", q.status.as_deref(), &GeocodeStatus::ALL)?,
-        place: crate::filter_text::text(q.place.as_deref())
-            .map(|p| contains_pattern(&p, PATTERN_CHARS)),
+        status: q.status.map(|s| s.0),
+        place: q.place.map(|p| contains_pattern(&p.0, PATTERN_CHARS)),
         band_id: band.as_deref().and_then(|b| b.parse::<i64>().ok()),
         band: band.map(|b| contains_pattern(&b, PATTERN_CHARS)),
-        country: crate::filter_text::bounded("country", q.country.as_deref())?,
+        country: q.country.map(|c| c.0),
     };
-    let page = Page::parse(q.limit.as_deref(), q.offset.as_deref())?;
+    let page = q.page.page();
     let (rows, total) = db::list(&state.pool, &filter, page.limit, page.offset).await?;
     Ok(axum::Json(ListPage::from_rows(rows, total, page)))
 }

@@ -4,91 +4,43 @@
 
 use super::cache::{self, CACHE_CONTROL};
 use super::map_state::MapState;
-use super::params;
+use super::params::{self, View};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::Query;
+use crate::param::{self, Breakdown};
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use bandmap_index::map::ClusterQuery;
 use serde::Deserialize;
-use std::hash::{Hash, Hasher};
 use utoipa::IntoParams;
 
-/// Query of `GET /api/clusters`.
+/// Query of `GET /api/clusters`: the view, and the breakdown.
 #[derive(Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct ClustersParams {
-    /// `minLon,minLat,maxLon,maxLat` in degrees (default: the whole world).
-    #[param(value_type = Option<String>, example = "-10,35,30,60")]
-    bbox: Option<String>,
-    /// Zoom 0–20 (default 3); points are clustered up to 16, single from 17.
-    #[param(value_type = Option<i32>, minimum = 0, maximum = 20)]
-    zoom: Option<String>,
-    /// Country name or ISO2 code (case-insensitive equality); over 100 characters → 400.
-    country: Option<String>,
-    /// Band status (case-insensitive equality); over 100 characters → 400.
-    status: Option<String>,
-    /// Genre (case-insensitive substring); over 100 characters → 400.
-    genre: Option<String>,
-    /// Lowest formation year.
-    #[param(value_type = Option<i32>)]
-    year_min: Option<String>,
-    /// Highest formation year.
-    #[param(value_type = Option<i32>)]
-    year_max: Option<String>,
-    /// Genre families to keep, comma-separated, among `black`, `death`, `doom`, `thrash`,
-    /// `heavy` (heavy/power), `progressive`, `folk` (folk/pagan), `gothic`
-    /// (gothic/symphonic), `grind` (grind/core), `other` (docs/map.md); an unknown name → 400.
-    #[param(value_type = Option<String>, example = "black,doom")]
-    family: Option<String>,
-    /// `families`: each cluster gets `"families": {"black": N, …}` (its points per genre
-    /// family, non-zero ones) and each single point `"family"`. Absent: the answer is
-    /// exactly the CONTRACT shape. Any other value → 400.
-    #[param(value_type = Option<String>, example = "families")]
-    breakdown: Option<String>,
-}
-
-/// What `GET /api/clusters` answers: the query and whether the families are broken down.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ClustersRequest {
-    /// The cluster query.
-    pub query: ClusterQuery,
-    /// `breakdown=families`.
-    pub breakdown: bool,
+    /// The box, zoom and filters.
+    #[serde(flatten)]
+    #[param(ignore)]
+    view: params::ViewParams,
+    /// `families` (any case): each cluster gets `"families": {"black": N, …}` (its points
+    /// per genre family, non-zero ones) and each single point `"family"`. Absent: the
+    /// answer is exactly the CONTRACT shape. Any other value → 400.
+    #[serde(default, deserialize_with = "param::breakdown")]
+    #[param(inline, example = "families")]
+    breakdown: Option<Breakdown>,
 }
 
 impl ClustersParams {
-    /// Validates the parameters into a query.
-    pub fn parse(&self) -> Result<ClustersRequest, ApiError> {
-        let filter = params::filter(params::RawFilter {
-            genre: self.genre.as_deref(),
-            country: self.country.as_deref(),
-            status: self.status.as_deref(),
-            year_min: self.year_min.as_deref(),
-            year_max: self.year_max.as_deref(),
-            family: self.family.as_deref(),
-        })?;
-        let breakdown = match self.breakdown.as_deref().map(str::trim) {
-            None | Some("") => false,
-            Some("families") => true,
-            Some(_) => {
-                return Err(ApiError::bad_request(
-                    "breakdown must be `families` (or absent)",
-                ));
-            }
-        };
-        let query = ClusterQuery {
-            bbox: params::bbox(self.bbox.as_deref())?,
-            zoom: params::zoom(self.zoom.as_deref())?,
-            filter,
-        };
-        Ok(ClustersRequest { query, breakdown })
+    /// The view, and whether the families are broken down.
+    pub fn request(&self) -> (View, bool) {
+        (self.view.view(), self.breakdown.is_some())
     }
 }
 
 /// Map clusters and points in a bounding box.
-#[utoipa::path(get, path = "/clusters", tag = "public", params(ClustersParams),
+#[utoipa::path(get, path = "/clusters", tag = "public",
+    params(params::ViewParams, params::MapFilterParams, ClustersParams),
     responses(
         (status = 200, description = "GeoJSON FeatureCollection (clusters: cluster, count, expansion_zoom, and with breakdown=families a families object {family: count}; points: cluster=false and the band fields, and with breakdown=families their family)", content_type = "application/geo+json", body = Object),
         (status = 304, description = "not modified (If-None-Match)"),
@@ -98,9 +50,14 @@ pub async fn clusters(
     headers: HeaderMap,
     Query(p): Query<ClustersParams>,
 ) -> Result<Response, ApiError> {
-    let ClustersRequest { query, breakdown } = p.parse()?;
+    let (view, breakdown) = p.request();
     let snap = map.snapshot().await.map_err(ApiError::internal)?;
-    let etag = etag(snap.fingerprint, &query, breakdown);
+    let etag = view.etag('m', snap.fingerprint, breakdown);
+    let query = ClusterQuery {
+        bbox: view.bbox,
+        zoom: view.zoom,
+        filter: view.filter,
+    };
     if cache::not_modified(&headers, &etag) {
         return Ok(cache::not_modified_response(&etag));
     }
@@ -120,25 +77,4 @@ pub async fn clusters(
         h.insert(header::ETAG, v);
     }
     Ok(res)
-}
-
-/// Weak ETag of a query against the content of a snapshot. Not the data version: a
-/// snapshot can be rebuilt with other rows under the same counter value (docs/map.md).
-fn etag(fingerprint: u64, q: &ClusterQuery, breakdown: bool) -> String {
-    let mut h = std::hash::DefaultHasher::new();
-    // Only when asked for, so the ETags of plain answers stay what they were.
-    if breakdown {
-        "breakdown=families".hash(&mut h);
-    }
-    q.zoom.hash(&mut h);
-    for v in [
-        q.bbox.min_lon,
-        q.bbox.min_lat,
-        q.bbox.max_lon,
-        q.bbox.max_lat,
-    ] {
-        v.to_bits().hash(&mut h);
-    }
-    q.filter.hash(&mut h);
-    format!("W/\"m{fingerprint:016x}-{:016x}\"", h.finish())
 }

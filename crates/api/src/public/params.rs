@@ -1,130 +1,181 @@
-//! Parsing of the public query parameters into valid values (CONTRACT §4, §7): every
-//! malformed value is a 400 naming the parameter; an empty value means "absent".
+//! The query parameters of the public map (CONTRACT §4, §7), typed ([`crate::param`]):
+//! the filters shared by the clusters, the flows, the countries and the exports, and the
+//! view (box and zoom, with the filters) shared by the clusters and the flows, with the
+//! one ETag of a view's answer. Every malformed value is a 400 naming the parameter; an
+//! empty value means "absent".
 
-use crate::error::ApiError;
-use bandmap_index::map::{Bbox, Family, Filter, family};
+use crate::param::{self, Bbox, Families, FilterText, Year, Zoom};
+use bandmap_index::map::{self, Filter};
+use serde::Deserialize;
+use std::hash::{Hash, Hasher};
+use utoipa::IntoParams;
 
-fn present(v: Option<&str>) -> Option<&str> {
-    v.map(str::trim).filter(|s| !s.is_empty())
+/// The map's filters: `/api/clusters`, `/api/flows`, `/api/countries`, the exports.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct MapFilterParams {
+    /// Country name or ISO2 code (case-insensitive equality); over 100 characters → 400.
+    #[serde(default, deserialize_with = "param::country")]
+    #[param(inline)]
+    pub country: Option<FilterText>,
+    /// Band status (case-insensitive equality); over 100 characters → 400.
+    #[serde(default, deserialize_with = "param::status")]
+    #[param(inline)]
+    pub status: Option<FilterText>,
+    /// Genre (case-insensitive substring); over 100 characters → 400.
+    #[serde(default, deserialize_with = "param::genre")]
+    #[param(inline)]
+    pub genre: Option<FilterText>,
+    /// Lowest formation year.
+    #[serde(default, deserialize_with = "param::year_min")]
+    #[param(inline)]
+    pub year_min: Option<Year>,
+    /// Highest formation year.
+    #[serde(default, deserialize_with = "param::year_max")]
+    #[param(inline)]
+    pub year_max: Option<Year>,
+    /// Genre families to keep, comma-separated, any case, among `black`, `death`, `doom`,
+    /// `thrash`, `heavy` (heavy/power), `progressive`, `folk` (folk/pagan), `gothic`
+    /// (gothic/symphonic), `grind` (grind/core), `other` (docs/map.md); only bands of
+    /// those families count; an unknown name → 400.
+    #[serde(default, deserialize_with = "param::family")]
+    #[param(inline, example = "black,doom")]
+    pub family: Option<Families>,
 }
 
-/// `bbox=minLon,minLat,maxLon,maxLat`; absent → the whole world.
-pub fn bbox(raw: Option<&str>) -> Result<Bbox, ApiError> {
-    let Some(raw) = present(raw) else {
-        return Ok(Bbox::WORLD);
-    };
-    let bad = || ApiError::bad_request("bbox must be minLon,minLat,maxLon,maxLat (four numbers)");
-    let parts: Vec<f64> = raw
-        .split(',')
-        .map(|p| p.trim().parse::<f64>())
-        .collect::<Result<_, _>>()
-        .map_err(|_| bad())?;
-    let [min_lon, min_lat, max_lon, max_lat] = parts[..] else {
-        return Err(bad());
-    };
-    if parts.iter().any(|v| !v.is_finite()) {
-        return Err(ApiError::bad_request("bbox values must be finite numbers"));
+fn text(v: &Option<FilterText>) -> Option<&str> {
+    v.as_ref().map(|t| t.0.as_str())
+}
+
+impl MapFilterParams {
+    /// The map index's filter.
+    pub fn filter(&self) -> Filter {
+        Filter::new(
+            text(&self.genre),
+            text(&self.country),
+            text(&self.status),
+            self.year_min.map(|y| y.0),
+            self.year_max.map(|y| y.0),
+        )
+        .with_families(self.families())
     }
-    let lon_ok = |v: f64| (-180.0..=180.0).contains(&v);
-    let lat_ok = |v: f64| (-90.0..=90.0).contains(&v);
-    if !(lon_ok(min_lon) && lon_ok(max_lon) && lat_ok(min_lat) && lat_ok(max_lat)) {
-        return Err(ApiError::bad_request(
-            "bbox out of range: longitudes in [-180, 180], latitudes in [-90, 90]",
-        ));
-    }
-    if min_lon > max_lon || min_lat > max_lat {
-        return Err(ApiError::bad_request(
-            "bbox minimum greater than maximum (minLon,minLat,maxLon,maxLat)",
-        ));
-    }
-    Ok(Bbox {
-        min_lon,
-        min_lat,
-        max_lon,
-        max_lat,
-    })
-}
 
-/// `zoom`: integer 0–20, default 3.
-pub fn zoom(raw: Option<&str>) -> Result<u8, ApiError> {
-    match present(raw) {
-        None => Ok(3),
-        Some(s) => match s.parse::<u8>() {
-            Ok(z) if z <= bandmap_index::map::query::MAX_ZOOM => Ok(z),
-            _ => Err(ApiError::bad_request(
-                "zoom must be an integer from 0 to 20",
-            )),
-        },
+    /// The families kept, as a mask of [`map::Family::bit`]s (0: every family).
+    pub fn families(&self) -> u16 {
+        self.family.unwrap_or_default().0
     }
 }
 
-/// A year bound: an integer.
-pub fn year(name: &str, raw: Option<&str>) -> Result<Option<i32>, ApiError> {
-    present(raw)
-        .map(|s| {
-            s.parse::<i32>()
-                .map_err(|_| ApiError::bad_request(format!("{name} must be an integer")))
-        })
-        .transpose()
+/// The view of the map: the box and zoom, and the filters. The shared part of the
+/// queries of `/api/clusters`, `/api/flows` and `/api/flows/bands`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ViewParams {
+    /// `minLon,minLat,maxLon,maxLat` in degrees (default: the whole world); for the flows,
+    /// a flow counts when either end is inside.
+    #[serde(default, deserialize_with = "param::bbox")]
+    #[param(inline, example = "-10,35,30,60")]
+    pub bbox: Option<Bbox>,
+    /// Zoom 0–20 (default 3); the clusters' points are clustered up to 16, single from
+    /// 17; the flows' cells are those of `/api/clusters` at this zoom and bbox.
+    #[serde(default, deserialize_with = "param::zoom")]
+    #[param(inline)]
+    pub zoom: Option<Zoom>,
+    /// The filters.
+    #[serde(flatten)]
+    #[param(ignore)]
+    pub filter: MapFilterParams,
 }
 
-/// `family=black,doom`: the genre families kept, as a mask of [`Family::bit`]s; absent or
-/// blank → 0 (every family). Over 100 characters or an unknown name → 400. The one parser
-/// of `family` (`/api/clusters`, `/api/countries`).
-pub fn families(raw: Option<&str>) -> Result<u16, ApiError> {
-    let family = crate::filter_text::bounded("family", raw)?;
-    family::parse_mask(family.as_deref().unwrap_or("")).map_err(|bad| {
-        ApiError::bad_request(format!(
-            "family: unknown genre family {bad:?} (known: {})",
-            Family::ALL.map(Family::name).join(", ")
-        ))
-    })
+/// A view, parsed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct View {
+    /// Area.
+    pub bbox: map::Bbox,
+    /// Zoom 0–20.
+    pub zoom: u8,
+    /// The bands kept.
+    pub filter: Filter,
 }
 
-/// The map's filter parameters as sent (`genre`, `country`, `status`, `year_min`,
-/// `year_max`, `family`).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct RawFilter<'a> {
-    /// `genre`.
-    pub genre: Option<&'a str>,
-    /// `country`.
-    pub country: Option<&'a str>,
-    /// `status`.
-    pub status: Option<&'a str>,
-    /// `year_min`.
-    pub year_min: Option<&'a str>,
-    /// `year_max`.
-    pub year_max: Option<&'a str>,
-    /// `family`.
-    pub family: Option<&'a str>,
+impl ViewParams {
+    /// The view, defaults filled in.
+    pub fn view(&self) -> View {
+        View {
+            bbox: self.bbox.unwrap_or_default().0,
+            zoom: self.zoom.unwrap_or_default().0,
+            filter: self.filter.filter(),
+        }
+    }
 }
 
-/// The map index's filter of `raw`: the one parser of the filters of `/api/clusters` and
-/// `/api/flows` (texts bounded to 100 characters, years integers, known families).
-pub fn filter(raw: RawFilter<'_>) -> Result<Filter, ApiError> {
-    let genre = crate::filter_text::bounded("genre", raw.genre)?;
-    let country = crate::filter_text::bounded("country", raw.country)?;
-    let status = crate::filter_text::bounded("status", raw.status)?;
-    let families = families(raw.family)?;
-    Ok(Filter::new(
-        genre.as_deref(),
-        country.as_deref(),
-        status.as_deref(),
-        year("year_min", raw.year_min)?,
-        year("year_max", raw.year_max)?,
-    )
-    .with_families(families))
+impl View {
+    /// Weak ETag of an answer about this view against the content of a snapshot (`kind`:
+    /// the endpoint's letter; `extra`: what else the answer depends on). Not the data
+    /// version: a snapshot can be rebuilt with other rows under the same counter value
+    /// (docs/map.md).
+    pub fn etag(&self, kind: char, fingerprint: u64, extra: impl Hash) -> String {
+        let mut h = std::hash::DefaultHasher::new();
+        extra.hash(&mut h);
+        self.zoom.hash(&mut h);
+        for v in [
+            self.bbox.min_lon,
+            self.bbox.min_lat,
+            self.bbox.max_lon,
+            self.bbox.max_lat,
+        ] {
+            v.to_bits().hash(&mut h);
+        }
+        self.filter.hash(&mut h);
+        format!("W/\"{kind}{fingerprint:016x}-{:016x}\"", h.finish())
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn view(q: &str) -> Result<View, String> {
+        let uri: axum::http::Uri = format!("/x?{q}").parse().unwrap();
+        axum::extract::Query::<ViewParams>::try_from_uri(&uri)
+            .map(|p| p.0.view())
+            .map_err(|e| {
+                crate::param::refusal(&e.body_text())
+                    .unwrap_or("?")
+                    .to_string()
+            })
+    }
+
+    #[test]
+    fn defaults_and_blanks() {
+        let v = view("").unwrap();
+        assert_eq!((v.bbox, v.zoom), (map::Bbox::WORLD, 3));
+        assert_eq!(view("bbox=%20&zoom=&genre=%01").unwrap(), v);
+        assert!(v.filter.is_empty());
+    }
+
+    #[test]
+    fn family_masks() {
+        use map::Family;
+        let f = |q: &str| {
+            let uri: axum::http::Uri = format!("/x?{q}").parse().unwrap();
+            axum::extract::Query::<MapFilterParams>::try_from_uri(&uri).map(|p| p.0.families())
+        };
+        assert_eq!(f("family=%20,%20").unwrap(), 0);
+        assert_eq!(
+            f("family=Doom,%20black").unwrap(),
+            Family::Black.bit() | Family::Doom.bit()
+        );
+        assert!(f("family=black,polka").is_err());
+        assert!(
+            f(&format!("family={}", "black,".repeat(20))).is_err(),
+            "over 100"
+        );
+    }
+
     #[test]
     fn bbox_rules() {
-        assert_eq!(bbox(None).unwrap(), Bbox::WORLD);
-        assert_eq!(bbox(Some(" ")).unwrap(), Bbox::WORLD);
-        assert!(bbox(Some("1,2,3,4")).is_ok());
+        assert!(view("bbox=1,2,3,4").is_ok());
         for bad in [
             "1,2,3",
             "1,2,3,4,5",
@@ -139,30 +190,24 @@ mod tests {
             "5,0,4,1",
             "0,5,1,4",
         ] {
-            assert!(bbox(Some(bad)).is_err(), "{bad}");
+            let message = view(&format!("bbox={bad}")).unwrap_err();
+            assert!(message.starts_with("bbox "), "{bad}: {message}");
         }
     }
 
     #[test]
     fn zoom_and_years() {
-        assert_eq!(zoom(None).unwrap(), 3);
-        assert_eq!(zoom(Some("20")).unwrap(), 20);
+        assert_eq!(view("zoom=20").unwrap().zoom, 20);
         for bad in ["21", "-1", "3.5", "x", "256"] {
-            assert!(zoom(Some(bad)).is_err(), "{bad}");
+            assert_eq!(
+                view(&format!("zoom={bad}")).unwrap_err(),
+                "zoom must be an integer from 0 to 20"
+            );
         }
-        assert_eq!(year("y", Some("1990")).unwrap(), Some(1990));
-        assert!(year("y", Some("199x")).is_err());
-    }
-
-    #[test]
-    fn family_masks() {
-        assert_eq!(families(None).unwrap(), 0);
-        assert_eq!(families(Some(" , ")).unwrap(), 0);
+        assert!(view("year_min=1990").is_ok());
         assert_eq!(
-            families(Some("Doom, black")).unwrap(),
-            Family::Black.bit() | Family::Doom.bit()
+            view("year_max=199x").unwrap_err(),
+            "year_max must be an integer"
         );
-        assert!(families(Some("black,polka")).is_err());
-        assert!(families(Some(&"black,".repeat(20))).is_err(), "over 100");
     }
 }

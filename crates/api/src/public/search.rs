@@ -12,6 +12,7 @@
 use super::cache;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::Query;
+use crate::param::{self, FromParam};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -31,9 +32,40 @@ pub const LIMIT: i64 = 20;
 pub struct SearchParams {
     /// Part of a band name (case-insensitive; `%` and `_` literal). Required: missing or
     /// blank is a 400 (the handler checks; the schema says so for generated clients).
-    #[param(required = true, min_length = 1, pattern = "\\S")]
-    q: Option<String>,
+    #[serde(default, deserialize_with = "param::q")]
+    #[param(inline, required = true)]
+    q: Option<NameText>,
 }
+
+/// A searched name: cleaned of control characters, cut to 100 characters, trimmed
+/// ([`crate::filter_text::search`]); blank is absent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NameText(String);
+
+impl FromParam for NameText {
+    fn from_param(_name: &str, raw: &str) -> Result<Self, String> {
+        Ok(NameText(
+            crate::filter_text::search(Some(raw)).unwrap_or_default(),
+        ))
+    }
+
+    fn is_blank(raw: &str) -> bool {
+        crate::filter_text::search(Some(raw)).is_none()
+    }
+}
+
+impl utoipa::PartialSchema for NameText {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        let schema = utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .min_length(Some(1))
+            .pattern(Some("\\S"))
+            .build();
+        utoipa::openapi::RefOr::T(utoipa::openapi::schema::Schema::Object(schema))
+    }
+}
+
+impl utoipa::ToSchema for NameText {}
 
 /// Texts shorter than this (in characters) are answered from [`ShortAnswers`].
 pub const SHORT_CHARS: usize = 3;
@@ -100,8 +132,8 @@ pub async fn search(
     headers: HeaderMap,
     Query(p): Query<SearchParams>,
 ) -> Result<Response, ApiError> {
-    let q = crate::filter_text::search(p.q.as_deref())
-        .ok_or_else(|| ApiError::bad_request("q is required (part of a band name)"))?;
+    let NameText(q) =
+        p.q.ok_or_else(|| ApiError::bad_request("q is required (part of a band name)"))?;
     if let Some(copy) = state.name_search.fresh() {
         let items = from_memory(&copy, &q);
         return Ok(cache::json_response(&headers, &SearchResults { items }));

@@ -55,7 +55,6 @@ fn filter(query: &str) -> db::BandFilter {
         .unwrap()
         .0
         .into_filter()
-        .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -2,105 +2,129 @@
 //! the list query, the PATCH body and the resolve-conflict body.
 
 use crate::error::ApiError;
-use crate::extract::{Page, clean_text, contains_pattern, parse_bool};
+use crate::extract::{Page, clean_text, contains_pattern};
+use crate::param::{self, FilterText, Flag, FromParam, NonNegative, SearchText};
 use bandmap_db::bands::admin::{BandField, BandFilter, BandSort, FieldValue};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::{IntoParams, ToSchema};
 
-/// Text searches are cut to this many characters (SPEC limits).
-pub const SEARCH_CHARS: usize = 100;
-/// `genre`, `country`, `status` longer than this are refused.
+/// `genre` is matched as a substring of at most this many characters.
 pub const BOUNDED_CHARS: usize = 100;
 /// Earliest accepted `formed_year`.
 pub const YEAR_MIN: i32 = 1900;
 
-/// Query of `GET /admin/api/bands`. Values arrive as text so each error names its field.
+/// Query of `GET /admin/api/bands`, typed ([`crate::param`]): each bad value is a 400
+/// naming its parameter; blank is absent.
 #[derive(Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct BandListParams {
     /// Substring of the name (case-insensitive, wildcards literal, cut to 100 characters);
     /// a numeric value also matches that exact `ma_id`.
-    pub q: Option<String>,
+    #[serde(default, deserialize_with = "param::q")]
+    #[param(inline)]
+    pub q: Option<SearchText>,
     /// Substring of `location_text` (cut to 100 characters).
-    pub location_q: Option<String>,
+    #[serde(default, deserialize_with = "param::location_q")]
+    #[param(inline)]
+    pub location_q: Option<SearchText>,
     /// Substring of `themes` (cut to 100 characters).
-    pub themes_q: Option<String>,
+    #[serde(default, deserialize_with = "param::themes_q")]
+    #[param(inline)]
+    pub themes_q: Option<SearchText>,
     /// Substring of `genre`, case-insensitive; more than 100 characters → 400.
-    pub genre: Option<String>,
+    #[serde(default, deserialize_with = "param::genre")]
+    #[param(inline)]
+    pub genre: Option<FilterText>,
     /// Country name or ISO code, case-insensitive equality; more than 100 characters → 400.
-    pub country: Option<String>,
+    #[serde(default, deserialize_with = "param::country")]
+    #[param(inline)]
+    pub country: Option<FilterText>,
     /// Status, case-insensitive equality; more than 100 characters → 400.
-    pub status: Option<String>,
+    #[serde(default, deserialize_with = "param::status")]
+    #[param(inline)]
+    pub status: Option<FilterText>,
     /// `true`/`1`: only bands with a primary point; `false`/`0`: only without.
-    #[param(value_type = Option<bool>)]
-    pub has_lat: Option<String>,
+    #[serde(default, deserialize_with = "param::has_lat")]
+    #[param(inline)]
+    pub has_lat: Option<Flag>,
     /// `true`/`1`: `location_text` filled; `false`/`0`: empty.
-    #[param(value_type = Option<bool>)]
-    pub has_location: Option<String>,
+    #[serde(default, deserialize_with = "param::has_location")]
+    #[param(inline)]
+    pub has_location: Option<Flag>,
     /// `true`/`1`: only bands with pending conflicts; `false`/`0`: the others.
-    #[param(value_type = Option<bool>)]
-    pub has_conflict: Option<String>,
+    #[serde(default, deserialize_with = "param::has_conflict")]
+    #[param(inline)]
+    pub has_conflict: Option<Flag>,
     /// `name` (default), `ma_id`, `country`, `formed_year`, `updated_at`; prefix `-` for
     /// descending.
-    #[param(pattern = "^-?(name|ma_id|country|formed_year|updated_at)$")]
-    pub sort: Option<String>,
+    #[serde(default, deserialize_with = "param::sort")]
+    #[param(inline)]
+    pub sort: Option<Sort>,
     /// Page size (default 50, larger than 500 is clamped).
-    #[param(value_type = Option<i64>, minimum = 0)]
-    pub limit: Option<String>,
+    #[serde(default, deserialize_with = "param::limit")]
+    #[param(inline)]
+    pub limit: Option<NonNegative>,
     /// Rows skipped.
-    #[param(value_type = Option<i64>, minimum = 0)]
-    pub offset: Option<String>,
+    #[serde(default, deserialize_with = "param::offset")]
+    #[param(inline)]
+    pub offset: Option<NonNegative>,
 }
 
-fn non_blank(v: &Option<String>) -> Option<&str> {
-    v.as_deref()
-        .filter(|s| !clean_text(s, false).trim().is_empty())
+/// The order of the band list: a key of CONTRACT §6, optionally prefixed with `-`
+/// (exactly as CONTRACT spells them: another value → 400).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sort(pub BandSort);
+
+impl FromParam for Sort {
+    fn from_param(name: &str, raw: &str) -> Result<Self, String> {
+        BandSort::parse(raw.trim()).map(Sort).ok_or_else(|| {
+            format!(
+                "{name} must be one of name, ma_id, country, formed_year, updated_at, optionally prefixed with -"
+            )
+        })
+    }
 }
 
-fn pattern(v: &Option<String>) -> Option<String> {
-    non_blank(v).map(|s| contains_pattern(s, SEARCH_CHARS))
+impl utoipa::PartialSchema for Sort {
+    fn schema() -> RefOr<Schema> {
+        let schema = ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some("^-?(name|ma_id|country|formed_year|updated_at)$"))
+            .build();
+        RefOr::T(Schema::Object(schema))
+    }
 }
 
-fn bounded(name: &str, v: &Option<String>) -> Result<Option<String>, ApiError> {
-    crate::filter_text::bounded(name, v.as_deref())
-}
+impl utoipa::ToSchema for Sort {}
 
-fn boolean(name: &str, v: &Option<String>) -> Result<Option<bool>, ApiError> {
-    v.as_deref().map(|s| parse_bool(name, s.trim())).transpose()
+fn text(v: Option<FilterText>) -> Option<String> {
+    v.map(|t| t.0)
 }
 
 impl BandListParams {
-    /// Validates every parameter.
-    pub fn into_filter(self) -> Result<BandFilter, ApiError> {
-        let page = Page::parse(self.limit.as_deref(), self.offset.as_deref())?;
-        let sort = match self.sort.as_deref().map(str::trim) {
-            None | Some("") => BandSort::default(),
-            Some(s) => BandSort::parse(s).ok_or_else(|| {
-                ApiError::bad_request(
-                    "sort must be one of name, ma_id, country, formed_year, updated_at, optionally prefixed with -",
-                )
-            })?,
-        };
-        let genre = bounded("genre", &self.genre)?;
-        Ok(BandFilter {
-            name_pattern: pattern(&self.q),
-            ma_id: non_blank(&self.q)
-                .and_then(|s| s.trim().parse::<i64>().ok())
-                .filter(|id| *id > 0),
-            location_pattern: pattern(&self.location_q),
-            themes_pattern: pattern(&self.themes_q),
-            genre_pattern: genre.map(|g| contains_pattern(&g, BOUNDED_CHARS)),
-            country: bounded("country", &self.country)?,
-            status: bounded("status", &self.status)?,
-            has_lat: boolean("has_lat", &self.has_lat)?,
-            has_location: boolean("has_location", &self.has_location)?,
-            has_conflict: boolean("has_conflict", &self.has_conflict)?,
-            sort,
+    /// The filter of the list.
+    pub fn into_filter(self) -> BandFilter {
+        let page = Page::of(self.limit, self.offset);
+        let flag = |f: Option<Flag>| f.map(|f| f.0);
+        BandFilter {
+            name_pattern: self.q.as_ref().map(SearchText::pattern),
+            ma_id: self.q.as_ref().and_then(SearchText::as_id),
+            location_pattern: self.location_q.as_ref().map(SearchText::pattern),
+            themes_pattern: self.themes_q.as_ref().map(SearchText::pattern),
+            genre_pattern: self.genre.map(|g| contains_pattern(&g.0, BOUNDED_CHARS)),
+            country: text(self.country),
+            status: text(self.status),
+            has_lat: flag(self.has_lat),
+            has_location: flag(self.has_location),
+            has_conflict: flag(self.has_conflict),
+            sort: self.sort.map(|s| s.0).unwrap_or_default(),
             limit: page.limit,
             offset: page.offset,
-        })
+        }
     }
 }
 
@@ -255,21 +279,20 @@ pub struct ResolveConflictRequest {
 mod tests {
     use super::*;
 
-    fn params(pairs: &[(&str, &str)]) -> Result<BandFilter, ApiError> {
+    fn params(pairs: &[(&str, &str)]) -> Result<BandFilter, String> {
         let q: String = pairs
             .iter()
             .map(|(k, v)| format!("{k}={v}"))
             .collect::<Vec<_>>()
             .join("&");
-        let p: BandListParams = serde_urlencoded_like(&q);
-        p.into_filter()
+        serde_urlencoded_like(&q).map(BandListParams::into_filter)
     }
 
-    fn serde_urlencoded_like(q: &str) -> BandListParams {
+    fn serde_urlencoded_like(q: &str) -> Result<BandListParams, String> {
         let uri: axum::http::Uri = format!("/x?{q}").parse().unwrap();
         axum::extract::Query::<BandListParams>::try_from_uri(&uri)
-            .unwrap()
-            .0
+            .map(|p| p.0)
+            .map_err(|e| e.body_text())
     }
 
     #[test]

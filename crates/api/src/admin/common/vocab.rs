@@ -2,6 +2,8 @@
 //! `bandmap_db::runs` (the database crate does not depend on utoipa), so the document and
 //! the front end that reads it never hold a copy of the lists.
 
+use crate::param::Vocabulary;
+use bandmap_db::band_locations::GeocodeStatus;
 use bandmap_db::runs::{JobType, Level, RunStatus, TriggerStatus};
 use utoipa::openapi::extensions::ExtensionsBuilder;
 use utoipa::openapi::{Object, ObjectBuilder, Type};
@@ -43,6 +45,56 @@ pub fn trigger_status() -> Object {
 /// A `crawl_log.level`.
 pub fn log_level() -> Object {
     text_enum(Level::names(), "A log level.").build()
+}
+
+/// A `band_locations.geocode_status`.
+pub fn geocode_status() -> Object {
+    text_enum(
+        GeocodeStatus::ALL.iter().map(|s| s.as_str()).collect(),
+        "A location status.",
+    )
+    .build()
+}
+
+/// A closed list of names, any case, as a query parameter's schema (`names`: the values).
+pub fn names(values: Vec<&'static str>, description: &str) -> Object {
+    text_enum(values, description).build()
+}
+
+impl Vocabulary for JobType {
+    fn all() -> &'static [Self] {
+        JobType::ALL
+    }
+    fn schema() -> Object {
+        job_type()
+    }
+}
+
+impl Vocabulary for Level {
+    fn all() -> &'static [Self] {
+        Level::ALL
+    }
+    fn schema() -> Object {
+        log_level()
+    }
+}
+
+impl Vocabulary for TriggerStatus {
+    fn all() -> &'static [Self] {
+        TriggerStatus::ALL
+    }
+    fn schema() -> Object {
+        trigger_status()
+    }
+}
+
+impl Vocabulary for GeocodeStatus {
+    fn all() -> &'static [Self] {
+        &GeocodeStatus::ALL
+    }
+    fn schema() -> Object {
+        geocode_status()
+    }
 }
 
 #[cfg(test)]

@@ -1,11 +1,11 @@
 //! `GET /admin/api/activity` (runs and admin actions merged, newest first) and
 //! `GET /admin/api/logs` (log lines, streamed with `min_id`).
 
-use crate::admin::common::params;
 use crate::admin::common::shapes::ListPage;
 use crate::admin::common::vocab;
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Page, Query};
+use crate::extract::{PageParams, Query};
+use crate::param::{self, Integer, OneOf, Vocabulary};
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
@@ -20,15 +20,49 @@ use utoipa::{IntoParams, ToSchema};
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct ActivityQuery {
-    /// `run` or `admin`; absent = both.
-    #[param(value_type = Option<String>, pattern = "^(run|admin)$")]
-    kind: Option<String>,
-    /// Page size (default 50, max 500).
-    #[param(value_type = Option<i64>, minimum = 0)]
-    limit: Option<String>,
-    /// Rows to skip.
-    #[param(value_type = Option<i64>, minimum = 0)]
-    offset: Option<String>,
+    /// `run` or `admin` (any case); absent = both.
+    #[serde(default, deserialize_with = "param::kind")]
+    #[param(inline)]
+    kind: Option<KindParam>,
+    /// The page.
+    #[serde(flatten)]
+    #[param(ignore)]
+    page: PageParams,
+}
+
+/// `ActivityKind` as a parameter (an alias: utoipa reads a generic type's schema through
+/// `ComposeSchema`, a plain path's through [`utoipa::PartialSchema`]).
+pub type KindParam = OneOf<ActivityKind>;
+
+/// `Level` as a parameter (an alias: utoipa reads a generic type's schema through
+/// `ComposeSchema`, a plain path's through [`utoipa::PartialSchema`]).
+pub type LevelParam = OneOf<Level>;
+
+/// What an activity entry is: a run or an admin action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActivityKind {
+    /// A `crawl_run`.
+    Run,
+    /// An `admin_audit_log` entry.
+    Admin,
+}
+
+impl std::fmt::Display for ActivityKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ActivityKind::Run => "run",
+            ActivityKind::Admin => "admin",
+        })
+    }
+}
+
+impl Vocabulary for ActivityKind {
+    fn all() -> &'static [Self] {
+        &[ActivityKind::Run, ActivityKind::Admin]
+    }
+    fn schema() -> utoipa::openapi::Object {
+        vocab::names(vec!["run", "admin"], "An activity kind.")
+    }
 }
 
 /// One activity entry: a run or an admin action.
@@ -101,7 +135,7 @@ impl From<ActivityRow> for ActivityItem {
 }
 
 /// Runs and admin actions in one chronological list, newest first.
-#[utoipa::path(get, path = "/activity", tag = "admin-monitoring", params(ActivityQuery),
+#[utoipa::path(get, path = "/activity", tag = "admin-monitoring", params(ActivityQuery, PageParams),
     security(("session" = [])),
     responses(
         (status = 200, description = "a page of entries", body = ListPage<ActivityItem>),
@@ -111,8 +145,8 @@ pub async fn activity(
     State(state): State<AppState>,
     Query(q): Query<ActivityQuery>,
 ) -> Result<Json<ListPage<ActivityItem>>, ApiError> {
-    let kind = params::one_of("kind", q.kind.as_deref(), &["run", "admin"])?;
-    let page = Page::parse(q.limit.as_deref(), q.offset.as_deref())?;
+    let kind = q.kind.map(|k| k.0.to_string());
+    let page = q.page.page();
     let (rows, total) =
         bandmap_db::monitoring::activity(&state.pool, kind.as_deref(), page.limit, page.offset)
             .await?;
@@ -124,20 +158,21 @@ pub async fn activity(
 #[into_params(parameter_in = Query)]
 pub struct LogsQuery {
     /// Only the lines of this run.
-    #[param(value_type = Option<i64>)]
-    run_id: Option<String>,
+    #[serde(default, deserialize_with = "param::run_id")]
+    #[param(inline)]
+    run_id: Option<Integer>,
     /// Only lines with a larger id; the page is then in ascending id order (streaming).
-    #[param(value_type = Option<i64>)]
-    min_id: Option<String>,
-    /// `debug`, `info`, `warn` or `error`.
-    #[param(schema_with = vocab::log_level)]
-    level: Option<String>,
-    /// Page size (default 50, max 500).
-    #[param(value_type = Option<i64>, minimum = 0)]
-    limit: Option<String>,
-    /// Rows to skip.
-    #[param(value_type = Option<i64>, minimum = 0)]
-    offset: Option<String>,
+    #[serde(default, deserialize_with = "param::min_id")]
+    #[param(inline)]
+    min_id: Option<Integer>,
+    /// `debug`, `info`, `warn` or `error` (any case).
+    #[serde(default, deserialize_with = "param::level")]
+    #[param(inline)]
+    level: Option<LevelParam>,
+    /// The page.
+    #[serde(flatten)]
+    #[param(ignore)]
+    page: PageParams,
 }
 
 /// A `crawl_log` line.
@@ -168,7 +203,7 @@ impl From<LogLine> for LogItem {
 }
 
 /// Log lines: ascending ids after `min_id` when given, newest first otherwise.
-#[utoipa::path(get, path = "/logs", tag = "admin-monitoring", params(LogsQuery),
+#[utoipa::path(get, path = "/logs", tag = "admin-monitoring", params(LogsQuery, PageParams),
     security(("session" = [])),
     responses(
         (status = 200, description = "a page of lines", body = ListPage<LogItem>),
@@ -179,11 +214,11 @@ pub async fn logs(
     Query(q): Query<LogsQuery>,
 ) -> Result<Json<ListPage<LogItem>>, ApiError> {
     let filter = LogFilter {
-        run_id: params::int("run_id", q.run_id.as_deref())?,
-        min_id: params::int("min_id", q.min_id.as_deref())?,
-        level: params::variant("level", q.level.as_deref(), Level::ALL)?,
+        run_id: q.run_id.map(|i| i.0),
+        min_id: q.min_id.map(|i| i.0),
+        level: q.level.map(|l| l.0),
     };
-    let page = Page::parse(q.limit.as_deref(), q.offset.as_deref())?;
+    let page = q.page.page();
     let (rows, total) =
         bandmap_db::monitoring::logs(&state.pool, &filter, page.limit, page.offset).await?;
     Ok(Json(ListPage::from_rows(rows, total, page)))

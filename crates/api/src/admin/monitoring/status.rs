@@ -3,27 +3,15 @@
 
 use crate::admin::common::shapes::{HealthItem, ListPage, RunItem, StatusCounts, TriggerItem};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::Page;
+use crate::extract::{Page, PageParams, Query};
 use crate::state::AppState;
 use axum::Json;
-use axum::extract::{Query, State};
+use axum::extract::State;
 use bandmap_db::runs::TriggerStatus;
 use bandmap_db::{catalogue_stats, checkpoints, geocoding_stats, monitoring};
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, ToSchema};
-
-/// Paging of the two short lists (`health`, `crawl-checkpoints`): CONTRACT §4's list shape.
-#[derive(Debug, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct ShortListQuery {
-    /// Page size (default 50, max 500).
-    #[param(value_type = Option<i64>, minimum = 0)]
-    limit: Option<String>,
-    /// Rows to skip.
-    #[param(value_type = Option<i64>, minimum = 0)]
-    offset: Option<String>,
-}
+use serde::Serialize;
+use utoipa::ToSchema;
 
 /// The page `page` of a complete (short) list, as CONTRACT §4's `{items,total,limit,offset}`.
 fn page_of<T>(rows: Vec<T>, page: Page) -> ListPage<T> {
@@ -89,7 +77,7 @@ pub async fn live(State(state): State<AppState>) -> Result<Json<Live>, ApiError>
 
 /// Heartbeat rows of the background services, ordered by service, as a list page
 /// (CONTRACT §4, issue 19 point 10).
-#[utoipa::path(get, path = "/health", tag = "admin-monitoring", params(ShortListQuery),
+#[utoipa::path(get, path = "/health", tag = "admin-monitoring", params(PageParams),
     security(("session" = [])),
     responses(
         (status = 200, description = "one row per service that ever wrote a heartbeat",
@@ -98,9 +86,9 @@ pub async fn live(State(state): State<AppState>) -> Result<Json<Live>, ApiError>
         (status = 401, description = "no session", body = ErrorBody)))]
 pub async fn health(
     State(state): State<AppState>,
-    Query(q): Query<ShortListQuery>,
+    Query(q): Query<PageParams>,
 ) -> Result<Json<ListPage<HealthItem>>, ApiError> {
-    let page = Page::parse(q.limit.as_deref(), q.offset.as_deref())?;
+    let page = q.page();
     let rows = monitoring::health(&state.pool).await?;
     let items: Vec<HealthItem> = rows.into_iter().map(Into::into).collect();
     Ok(Json(page_of(items, page)))
@@ -119,16 +107,16 @@ pub struct CheckpointItem {
 
 /// Read-only list of the crawl checkpoints, by key, as a list page (CONTRACT §4).
 #[utoipa::path(get, path = "/crawl-checkpoints", tag = "admin-monitoring",
-    params(ShortListQuery), security(("session" = [])),
+    params(PageParams), security(("session" = [])),
     responses(
         (status = 200, description = "the checkpoints", body = ListPage<CheckpointItem>),
         (status = 400, description = "bad parameter", body = ErrorBody),
         (status = 401, description = "no session", body = ErrorBody)))]
 pub async fn checkpoints(
     State(state): State<AppState>,
-    Query(q): Query<ShortListQuery>,
+    Query(q): Query<PageParams>,
 ) -> Result<Json<ListPage<CheckpointItem>>, ApiError> {
-    let page = Page::parse(q.limit.as_deref(), q.offset.as_deref())?;
+    let page = q.page();
     let rows = checkpoints::list(&state.pool).await?;
     let items = rows
         .into_iter()

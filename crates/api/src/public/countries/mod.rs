@@ -8,7 +8,8 @@
 //! catalogue's SQL (`bandmap_db::country_counts`), the same answer; the endpoint is under
 //! the public rate limit either way.
 
-use super::{cache, params};
+use super::cache;
+use super::params::MapFilterParams;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::Query;
 use crate::state::AppState;
@@ -19,33 +20,9 @@ use bandmap_db::country_counts::{self, CountryCount, CountryFilter};
 use bandmap_index::countries::CountryQuery;
 use bandmap_index::map::Family;
 use bandmap_index::populations::Populations;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::collections::HashMap;
-use utoipa::{IntoParams, ToSchema};
-
-/// Query of `GET /api/countries`: the filters of `/api/clusters`.
-#[derive(Debug, Default, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct CountriesParams {
-    /// Country name or ISO2 code (case-insensitive equality); over 100 characters → 400.
-    country: Option<String>,
-    /// Band status (case-insensitive equality); over 100 characters → 400.
-    status: Option<String>,
-    /// Genre (case-insensitive substring); over 100 characters → 400.
-    genre: Option<String>,
-    /// Lowest formation year.
-    #[param(value_type = Option<i32>)]
-    year_min: Option<String>,
-    /// Highest formation year.
-    #[param(value_type = Option<i32>)]
-    year_max: Option<String>,
-    /// Genre families to count, comma-separated, as `/api/clusters`' `family`: `black`,
-    /// `death`, `doom`, `thrash`, `heavy` (heavy/power), `progressive`, `folk`
-    /// (folk/pagan), `gothic` (gothic/symphonic), `grind` (grind/core), `other`
-    /// (docs/map.md); only bands of those families count; an unknown name → 400.
-    #[param(value_type = Option<String>, example = "black,doom")]
-    family: Option<String>,
-}
+use utoipa::ToSchema;
 
 /// What `GET /api/countries` counts: the catalogue's filters and the families kept.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,17 +32,18 @@ struct CountriesRequest {
     families: u16,
 }
 
-impl CountriesParams {
-    fn parse(&self) -> Result<CountriesRequest, ApiError> {
-        let filter = CountryFilter {
-            genre: crate::filter_text::bounded("genre", self.genre.as_deref())?,
-            country: crate::filter_text::bounded("country", self.country.as_deref())?,
-            status: crate::filter_text::bounded("status", self.status.as_deref())?,
-            year_min: params::year("year_min", self.year_min.as_deref())?,
-            year_max: params::year("year_max", self.year_max.as_deref())?,
-        };
-        let families = params::families(self.family.as_deref())?;
-        Ok(CountriesRequest { filter, families })
+/// The catalogue's filters and the families kept of the map's filters.
+fn request(p: &MapFilterParams) -> CountriesRequest {
+    let text = |v: &Option<crate::param::FilterText>| v.as_ref().map(|t| t.0.clone());
+    CountriesRequest {
+        filter: CountryFilter {
+            genre: text(&p.genre),
+            country: text(&p.country),
+            status: text(&p.status),
+            year_min: p.year_min.map(|y| y.0),
+            year_max: p.year_max.map(|y| y.0),
+        },
+        families: p.families(),
     }
 }
 
@@ -129,7 +107,7 @@ fn density(c: CountryCount, pops: &Populations) -> CountryDensity {
 }
 
 /// Bands per country and per 100,000 inhabitants.
-#[utoipa::path(get, path = "/countries", tag = "public", params(CountriesParams),
+#[utoipa::path(get, path = "/countries", tag = "public", params(MapFilterParams),
     responses(
         (status = 200, description = "bands per country under the map's filters, with populations and densities", body = Countries),
         (status = 304, description = "not modified (If-None-Match)"),
@@ -138,9 +116,9 @@ fn density(c: CountryCount, pops: &Populations) -> CountryDensity {
 pub async fn countries(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Query(p): Query<CountriesParams>,
+    Query(p): Query<MapFilterParams>,
 ) -> Result<Response, ApiError> {
-    let CountriesRequest { filter, families } = p.parse()?;
+    let CountriesRequest { filter, families } = request(&p);
     let counts = match state.name_search.fresh_countries() {
         Some(copy) => copy.count(&CountryQuery {
             genre: filter.genre,

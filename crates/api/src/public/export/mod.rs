@@ -11,7 +11,7 @@ mod geojson;
 mod row;
 
 use super::map_state::MapState;
-use super::params;
+use super::params::MapFilterParams;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::Query;
 use crate::pages::origin;
@@ -22,10 +22,8 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use bandmap_index::map::Snapshot;
 use row::ExportPoint;
-use serde::Deserialize;
 use sqlx::PgPool;
 use std::sync::Arc;
-use utoipa::IntoParams;
 
 /// Points read from the database per batch while streaming.
 const BATCH: usize = 1000;
@@ -39,28 +37,6 @@ pub fn credits(config: &bandmap_config::Config) -> String {
     )
 }
 
-/// Query of the exports: the filters of `GET /api/clusters` (no box, no zoom: the whole
-/// map for those filters).
-#[derive(Debug, Default, Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct ExportParams {
-    /// Country name or ISO2 code (case-insensitive equality); over 100 characters → 400.
-    country: Option<String>,
-    /// Band status (case-insensitive equality); over 100 characters → 400.
-    status: Option<String>,
-    /// Genre (case-insensitive substring); over 100 characters → 400.
-    genre: Option<String>,
-    /// Lowest formation year.
-    #[param(value_type = Option<i32>)]
-    year_min: Option<String>,
-    /// Highest formation year.
-    #[param(value_type = Option<i32>)]
-    year_max: Option<String>,
-    /// Genre families to keep, comma-separated (as `/api/clusters`); an unknown name → 400.
-    #[param(value_type = Option<String>, example = "black,doom")]
-    family: Option<String>,
-}
-
 /// The two formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Format {
@@ -69,40 +45,35 @@ enum Format {
 }
 
 /// Points for the filters, as a GeoJSON FeatureCollection.
-#[utoipa::path(get, path = "/export.geojson", tag = "public", params(ExportParams),
+#[utoipa::path(get, path = "/export.geojson", tag = "public", params(MapFilterParams),
     responses(
         (status = 200, description = "GeoJSON FeatureCollection, one Point feature per located step, streamed; properties ma_id, name, url, step_order, step_label, town, town_id, town_url, country, lat, lon, placed_by (country | gazetteer | geocoder | llm | manual | unknown); top-level attribution with the GeoNames and upstream credits", content_type = "application/geo+json", body = Object),
         (status = 400, description = "malformed parameter", body = ErrorBody),
         (status = 429, description = "too many requests from this client address", body = ErrorBody)))]
 pub async fn export_geojson(
     State(state): State<AppState>,
-    Query(p): Query<ExportParams>,
+    Query(p): Query<MapFilterParams>,
 ) -> Result<Response, ApiError> {
     export(state, p, Format::GeoJson).await
 }
 
 /// Points for the filters, as CSV.
-#[utoipa::path(get, path = "/export.csv", tag = "public", params(ExportParams),
+#[utoipa::path(get, path = "/export.csv", tag = "public", params(MapFilterParams),
     responses(
         (status = 200, description = "CSV (UTF-8, comma, header row), one row per located step, streamed, after `#` comment lines with the GeoNames and upstream credits; columns ma_id, name, url, step_order, step_label, town, town_id, town_url, country, lat, lon, placed_by", content_type = "text/csv", body = String),
         (status = 400, description = "malformed parameter", body = ErrorBody),
         (status = 429, description = "too many requests from this client address", body = ErrorBody)))]
 pub async fn export_csv(
     State(state): State<AppState>,
-    Query(p): Query<ExportParams>,
+    Query(p): Query<MapFilterParams>,
 ) -> Result<Response, ApiError> {
     export(state, p, Format::Csv).await
 }
 
-async fn export(state: AppState, p: ExportParams, format: Format) -> Result<Response, ApiError> {
-    let filter = params::filter(params::RawFilter {
-        genre: p.genre.as_deref(),
-        country: p.country.as_deref(),
-        status: p.status.as_deref(),
-        year_min: p.year_min.as_deref(),
-        year_max: p.year_max.as_deref(),
-        family: p.family.as_deref(),
-    })?;
+/// The exports' query is the filters of `GET /api/clusters` (no box, no zoom: the whole
+/// map for those filters).
+async fn export(state: AppState, p: MapFilterParams, format: Format) -> Result<Response, ApiError> {
+    let filter = p.filter();
     let map: MapState = axum::extract::FromRef::from_ref(&state);
     let snap = map.snapshot().await.map_err(ApiError::internal)?;
     let mut points: Vec<u32> = if filter.is_empty() {

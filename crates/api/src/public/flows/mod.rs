@@ -6,18 +6,20 @@ pub mod params;
 
 use super::cache::{self, CACHE_CONTROL};
 use super::map_state::MapState;
+use super::params::{MapFilterParams, ViewParams};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::Query;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use bandmap_index::map::flows::FlowQuery;
 use body::{FlowBandsBody, FlowsBody};
 use params::{FlowBandsParams, FlowsParams};
-use std::hash::{Hash, Hasher};
 
 /// Flows between places: consecutive placed steps of the bands, counted between clusters.
-#[utoipa::path(get, path = "/flows", tag = "public", params(FlowsParams),
+/// A flow counts when either end is inside the box; the cells are those of
+/// `/api/clusters` at this zoom and box.
+#[utoipa::path(get, path = "/flows", tag = "public",
+    params(ViewParams, MapFilterParams, FlowsParams),
     responses(
         (status = 200, description = "The largest flows of the view (largest first), what the limit left out, and the places at their ends with their incoming/outgoing totals", body = FlowsBody),
         (status = 304, description = "not modified (If-None-Match)"),
@@ -28,9 +30,9 @@ pub async fn flows(
     headers: HeaderMap,
     Query(p): Query<FlowsParams>,
 ) -> Result<Response, ApiError> {
-    let query = p.parse()?;
+    let (view, query) = p.parse();
     let snap = map.snapshot().await.map_err(ApiError::internal)?;
-    let etag = etag(snap.fingerprint, "flows", &query, None);
+    let etag = view.etag('f', snap.fingerprint, ("flows", query.limit));
     if cache::not_modified(&headers, &etag) {
         return Ok(cache::not_modified_response(&etag));
     }
@@ -41,7 +43,8 @@ pub async fn flows(
 }
 
 /// The bands of one flow (a click on it), by name, at most 200.
-#[utoipa::path(get, path = "/flows/bands", tag = "public", params(FlowBandsParams),
+#[utoipa::path(get, path = "/flows/bands", tag = "public",
+    params(ViewParams, MapFilterParams, FlowBandsParams),
     responses(
         (status = 200, description = "The bands with a move from one place to the other in the view", body = FlowBandsBody),
         (status = 304, description = "not modified (If-None-Match)"),
@@ -52,9 +55,9 @@ pub async fn flow_bands(
     headers: HeaderMap,
     Query(p): Query<FlowBandsParams>,
 ) -> Result<Response, ApiError> {
-    let params::FlowRequest { query, from, to } = p.parse()?;
+    let (view, params::FlowRequest { query, from, to }) = p.parse()?;
     let snap = map.snapshot().await.map_err(ApiError::internal)?;
-    let etag = etag(snap.fingerprint, "flow-bands", &query, Some((from, to)));
+    let etag = view.etag('f', snap.fingerprint, ("flow-bands", query.limit, from, to));
     if cache::not_modified(&headers, &etag) {
         return Ok(cache::not_modified_response(&etag));
     }
@@ -78,28 +81,4 @@ fn json(body: axum::body::Bytes, etag: &str) -> Response {
         h.insert(header::ETAG, v);
     }
     res
-}
-
-/// Weak ETag of a query against the content of a snapshot (as the clusters').
-fn etag(
-    fingerprint: u64,
-    what: &str,
-    q: &FlowQuery,
-    pair: Option<((u32, u32), (u32, u32))>,
-) -> String {
-    let mut h = std::hash::DefaultHasher::new();
-    what.hash(&mut h);
-    q.zoom.hash(&mut h);
-    for v in [
-        q.bbox.min_lon,
-        q.bbox.min_lat,
-        q.bbox.max_lon,
-        q.bbox.max_lat,
-    ] {
-        v.to_bits().hash(&mut h);
-    }
-    q.filter.hash(&mut h);
-    q.limit.hash(&mut h);
-    pair.hash(&mut h);
-    format!("W/\"f{fingerprint:016x}-{:016x}\"", h.finish())
 }
