@@ -294,7 +294,7 @@ function serveStatic(req, res, pathname) {
   if (pathname === '/' || pathname === '/index.html') rel = 'map/index.html';
   else if (pathname === '/admin' || pathname === '/admin/') rel = 'admin/index.html';
   else if (pathname === '/favicon.svg') rel = 'favicon.svg';
-  else if (/^\/(map|vendor|admin)\//.test(pathname)) rel = pathname.slice(1);
+  else if (/^\/(map|lib|vendor|admin)\//.test(pathname)) rel = pathname.slice(1);
   else return err(res, 404, 'not_found', 'not found');
   const file = path.resolve(WEB, rel);
   if (!file.startsWith(WEB + path.sep)) return err(res, 404, 'not_found', 'not found');
