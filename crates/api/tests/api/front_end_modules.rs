@@ -21,7 +21,11 @@ fn scripts(web: &Path, dir: &str) -> Vec<(String, String)> {
             if path.is_dir() {
                 dirs.push(path);
             } else if path.extension().is_some_and(|e| e == "js") {
-                let rel = path.strip_prefix(web).unwrap().to_string_lossy().replace('\\', "/");
+                let rel = path
+                    .strip_prefix(web)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
                 out.push((format!("/{rel}"), std::fs::read_to_string(&path).unwrap()));
             }
         }
@@ -35,11 +39,11 @@ fn imports(code: &str) -> Vec<&str> {
         .map(str::trim_start)
         .filter(|l| l.starts_with("import ") || l.starts_with("} from "))
         .filter_map(|l| {
-            let quoted = l.rsplit_once(" from ").map_or(&l["import ".len()..], |(_, s)| s);
+            let quoted = l
+                .rsplit_once(" from ")
+                .map_or(&l["import ".len()..], |(_, s)| s);
             let quoted = quoted.trim().trim_end_matches(';');
-            quoted
-                .strip_prefix('\'')
-                .and_then(|s| s.strip_suffix('\''))
+            quoted.strip_prefix('\'').and_then(|s| s.strip_suffix('\''))
         })
         .collect()
 }
@@ -81,8 +85,14 @@ fn imported_modules() -> BTreeSet<String> {
 fn the_import_reader_finds_what_it_looks_for() {
     let code = "import { a } from '/lib/dom.js';\nimport * as L from '/vendor/x.js';\n\
                 import {\n  b,\n} from '../api.js';\nimport './side.js';\nconst s = 'import x';";
-    assert_eq!(imports(code), ["/lib/dom.js", "/vendor/x.js", "../api.js", "./side.js"]);
-    assert_eq!(resolve("/admin/views/bands.js", "../api.js"), "/admin/api.js");
+    assert_eq!(
+        imports(code),
+        ["/lib/dom.js", "/vendor/x.js", "../api.js", "./side.js"]
+    );
+    assert_eq!(
+        resolve("/admin/views/bands.js", "../api.js"),
+        "/admin/api.js"
+    );
     assert_eq!(resolve("/map/card.js", "./words.js"), "/map/words.js");
 }
 
@@ -90,7 +100,10 @@ fn the_import_reader_finds_what_it_looks_for() {
 async fn every_module_the_front_ends_import_is_served_as_javascript() {
     let modules = imported_modules();
     for shared in ["/lib/dom.js", "/lib/http.js"] {
-        assert!(modules.contains(shared), "{shared} is imported: {modules:?}");
+        assert!(
+            modules.contains(shared),
+            "{shared} is imported: {modules:?}"
+        );
     }
     let app = spawn_app().await;
     for path in &modules {
@@ -102,9 +115,20 @@ async fn every_module_the_front_ends_import_is_served_as_javascript() {
                 .map(|v| v.to_str().unwrap().to_string())
                 .unwrap_or_default()
         };
-        assert!(header("content-type").starts_with("text/javascript"), "{path}: {}", header("content-type"));
-        assert!(header("content-security-policy").contains("script-src 'self'"), "{path}");
-        let cache = if path.starts_with("/vendor/") { "public, max-age=86400" } else { "no-cache" };
+        assert!(
+            header("content-type").starts_with("text/javascript"),
+            "{path}: {}",
+            header("content-type")
+        );
+        assert!(
+            header("content-security-policy").contains("script-src 'self'"),
+            "{path}"
+        );
+        let cache = if path.starts_with("/vendor/") {
+            "public, max-age=86400"
+        } else {
+            "no-cache"
+        };
         assert_eq!(header("cache-control"), cache, "{path}");
     }
 }
@@ -112,7 +136,11 @@ async fn every_module_the_front_ends_import_is_served_as_javascript() {
 #[tokio::test]
 async fn the_shared_folder_serves_only_its_own_files() {
     let app = spawn_app().await;
-    for path in ["/lib/%2e%2e/%2e%2e/Cargo.toml", "/lib/%2e%2e/map/index.html", "/lib/nope.js"] {
+    for path in [
+        "/lib/%2e%2e/%2e%2e/Cargo.toml",
+        "/lib/%2e%2e/map/index.html",
+        "/lib/nope.js",
+    ] {
         let r = app.client.get(app.url(path)).send().await.unwrap();
         assert_ne!(r.status(), 200, "{path}");
     }
