@@ -3,27 +3,16 @@
 // confirmations in red, failed job requests, "Par" = created_by (issue 19 point 4),
 // no literal "null", human durations, phone width, favicon. Runs against BANDMAP_URL or
 // the mock server; the few checks that need a given state are mock-only and say so.
-import { describe, test, before, after } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTarget, launch, watchPage, adminLogin, adminView, fetchJson, sendJson } from './helpers.mjs';
+import { adminView, fetchJson, sendJson, useAdminSession } from './helpers.mjs';
 
 describe('admin console for an operator', () => {
   let target;
   let browser;
   let page;
   let problems;
-
-  before(async () => {
-    target = await startTarget();
-    browser = await launch();
-    page = await browser.context.newPage();
-    problems = watchPage(page);
-    await adminLogin(page, target);
-  });
-  after(async () => {
-    await browser?.close();
-    await target?.close();
-  });
+  useAdminSession((s) => ({ target, browser, page, problems } = s));
 
   const go = (hash) => adminView(page, hash);
   const apiGet = (path) => fetchJson(page, path);
@@ -333,17 +322,7 @@ describe('admin console charts', () => {
   let browser;
   let page;
   let problems;
-  before(async () => {
-    target = await startTarget();
-    browser = await launch();
-    page = await browser.context.newPage();
-    problems = watchPage(page);
-    await adminLogin(page, target);
-  });
-  after(async () => {
-    await browser?.close();
-    await target?.close();
-  });
+  useAdminSession((s) => ({ target, browser, page, problems } = s));
 
   test('charts: the LLM view draws the calls per day, stacked by model, and the month total', async () => {
     await page.evaluate(() => { location.hash = '#/llm'; });
@@ -399,17 +378,7 @@ describe('admin console, what an operator fixes (issue 17)', () => {
   let browser;
   let page;
   let problems;
-  before(async () => {
-    target = await startTarget();
-    browser = await launch();
-    page = await browser.context.newPage();
-    problems = watchPage(page);
-    await adminLogin(page, target);
-  });
-  after(async () => {
-    await browser?.close();
-    await target?.close();
-  });
+  useAdminSession((s) => ({ target, browser, page, problems } = s));
 
   const go = (hash) => adminView(page, hash);
   const apiGet = (path) => fetchJson(page, path);

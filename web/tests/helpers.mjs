@@ -119,3 +119,23 @@ export const sendJson = (page, method, path, body) => page.evaluate(async ([m, p
   const r = await fetch(p, { method: m, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(b) });
   return { status: r.status, body: await r.json().catch(() => null) };
 }, [method, path, body]);
+
+/** Registers a console suite's hooks: the server under test, a browser and one page
+ *  (watched, see watchPage) logged in before its tests, all closed after;
+ *  `set({target, browser, page, problems})` hands them to the suite. */
+export function useAdminSession(set) {
+  let target;
+  let browser;
+  before(async () => {
+    target = await startTarget();
+    browser = await launch();
+    const page = await browser.context.newPage();
+    const problems = watchPage(page);
+    await adminLogin(page, target);
+    set({ target, browser, page, problems });
+  });
+  after(async () => {
+    await browser?.close();
+    await target?.close();
+  });
+}

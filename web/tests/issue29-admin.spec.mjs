@@ -1,11 +1,11 @@
 // Issue 29, the admin console: what an operator tripped over, each with the check that
 // fails on the code before the fix; and axe-core on the five views. Real server (the demo
 // pipeline), Chromium, no network to outside hosts (helpers.mjs).
-import { describe, test, before, after } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { startTarget, launch, watchPage, adminLogin, adminView, fetchJson, sendJson } from './helpers.mjs';
+import { adminView, fetchJson, sendJson, useAdminSession } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -36,18 +36,7 @@ describe('issue 29: admin console', () => {
   let browser;
   let page;
   let problems;
-
-  before(async () => {
-    target = await startTarget();
-    browser = await launch();
-    page = await browser.context.newPage();
-    problems = watchPage(page);
-    await adminLogin(page, target);
-  });
-  after(async () => {
-    await browser?.close();
-    await target?.close();
-  });
+  useAdminSession((s) => ({ target, browser, page, problems } = s));
 
   const go = (hash) => adminView(page, hash);
   const apiGet = (path) => fetchJson(page, path);
