@@ -1,6 +1,6 @@
 // Admin API, bands (CONTRACT §6): search, detail, edit, conflicts, unlock, history.
 import { send, err, page, has, boolQ } from './respond.mjs';
-import { MOCK_USER, EDITABLE_FIELDS, audit } from './fixtures.mjs';
+import { MOCK_USER, EDITABLE_FIELDS, audit, adminBand } from './fixtures.mjs';
 
 export const routes = [
   {
@@ -24,7 +24,7 @@ export const routes = [
       const key = sort.replace(/^-/, '');
       if (!['name', 'ma_id', 'country', 'formed_year', 'updated_at'].includes(key)) return err(res, 400, 'bad_request', 'bad sort');
       items = [...items].sort((a, b) => (a[key] > b[key] ? 1 : a[key] < b[key] ? -1 : 0) * (desc ? -1 : 1));
-      return send(res, 200, page(items.map((b) => ({ ...b, locked: b.locked_fields.length > 0, has_conflict: Object.keys(b.crawler_pending).length > 0 })), q));
+      return send(res, 200, page(items.map(adminBand), q));
     },
   },
   {
@@ -32,7 +32,7 @@ export const routes = [
     handle: ({ state, res, id }) => {
       const b = state.bands.find((x) => x.ma_id === id);
       if (!b) return err(res, 404, 'not_found', 'unknown band');
-      return send(res, 200, { band: b, locations: state.locations.filter((l) => l.ma_id === id), llm_calls: state.llm.filter((c) => c.ma_id === id) });
+      return send(res, 200, { band: adminBand(b), locations: state.locations.filter((l) => l.ma_id === id), llm_calls: state.llm.filter((c) => c.ma_id === id), llm_calls_total: state.llm.filter((c) => c.ma_id === id).length });
     },
   },
   {
@@ -49,7 +49,7 @@ export const routes = [
         delete b.crawler_pending[k];
       }
       state.audit.unshift({ id: state.audit.length + 10, at: new Date().toISOString(), username: MOCK_USER, action: 'band.patch', target: `band:${id}`, before, after: body });
-      return send(res, 200, b);
+      return send(res, 200, adminBand(b));
     },
   },
   {
@@ -65,7 +65,7 @@ export const routes = [
       }
       delete b.crawler_pending[body.field];
       audit(state, `band.resolve_conflict.${body.action}`, `band:${id}`, before, { [body.field]: b[body.field], locked_fields: [...b.locked_fields], crawler_pending: { ...b.crawler_pending } });
-      return send(res, 200, b);
+      return send(res, 200, adminBand(b));
     },
   },
   {
@@ -81,7 +81,7 @@ export const routes = [
       b.locked_fields = b.locked_fields.filter((f) => f !== body.field);
       b.enrich_pending = true;
       audit(state, 'band.unlock', `band:${id}`, before, { locked_fields: [...b.locked_fields], enrich_pending: true });
-      return send(res, 200, b);
+      return send(res, 200, adminBand(b));
     },
   },
   {

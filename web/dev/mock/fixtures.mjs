@@ -126,9 +126,9 @@ export function createState() {
   const state = {
     ...makeData(),
     runs: [
-      { id: 41, type: 'full_crawl', status: 'running', cancel_requested: false, started_at: new Date(Date.now() - 600e3).toISOString(), finished_at: null, stats: { countries_total: 40, countries_done: 12, country_index: 13, country_code: 'FI', pages: 310, bands_seen: 12000, failed: 2, months: null }, error: null },
-      { id: 40, type: 'incremental', status: 'error', cancel_requested: false, started_at: new Date(Date.now() - 86400e3).toISOString(), finished_at: new Date(Date.now() - 86000e3).toISOString(), stats: { processed: 10 }, error: 'scraped: <script>alert("x")</script> Just a moment...' },
-      { id: 39, type: 'geocoder_enqueue', status: 'success', cancel_requested: false, started_at: new Date(Date.now() - 90000e3).toISOString(), finished_at: new Date(Date.now() - 89000e3).toISOString(), stats: { inserted: 12, failed: 0, country_code: null, months: null }, error: null },
+      { id: 41, type: 'full_crawl', status: 'running', cancel_requested: false, started_at: new Date(Date.now() - 600e3).toISOString(), finished_at: null, updated_at: new Date().toISOString(), stats: { countries_total: 40, countries_done: 12, country_index: 13, country_code: 'FI', pages: 310, bands_seen: 12000, failed: 2, months: null }, error: null },
+      { id: 40, type: 'incremental', status: 'error', cancel_requested: false, started_at: new Date(Date.now() - 86400e3).toISOString(), finished_at: new Date(Date.now() - 86000e3).toISOString(), updated_at: new Date(Date.now() - 86000e3).toISOString(), stats: { processed: 10 }, error: 'scraped: <script>alert("x")</script> Just a moment...' },
+      { id: 39, type: 'geocoder_enqueue', status: 'success', cancel_requested: false, started_at: new Date(Date.now() - 90000e3).toISOString(), finished_at: new Date(Date.now() - 89000e3).toISOString(), updated_at: new Date(Date.now() - 89000e3).toISOString(), stats: { inserted: 12, failed: 0, country_code: null, months: null }, error: null },
     ],
     jobs: [
       { id: 6, job_type: 'full_crawl_typo', status: 'error', created_at: new Date(Date.now() - 7200e3).toISOString(), created_by: 'alice', claimed_at: null, finished_at: new Date(Date.now() - 7100e3).toISOString(), run_id: null, error: 'unknown job_type full_crawl_typo' },
@@ -157,6 +157,9 @@ export const EDITABLE_FIELDS = ['name', 'genre', 'themes', 'status', 'country', 
 export function audit(state, action, target, before, after) {
   state.audit.unshift({ id: 100 + state.audit.length, at: new Date().toISOString(), username: MOCK_USER, action, target, before, after });
 }
+/** A band as the admin API sends it: whether it has locked fields, a pending conflict. */
+export const adminBand = (b) => ({ ...b, locked: b.locked_fields.length > 0, has_conflict: Object.keys(b.crawler_pending).length > 0 });
+
 /** Location rows per geocoding status. */
 export function byStatus(state) {
   const o = { pending: 0, processing: 0, done: 0, country_only: 0, llm_needed: 0, manual: 0, error: 0 };

@@ -50,7 +50,7 @@ export const routes = [
       if (!j) return err(res, 404, 'not_found', 'unknown trigger');
       if (j.status !== 'pending') return err(res, 409, 'conflict', 'not pending');
       j.status = 'cancelled';
-      return send(res, 200, { id });
+      return send(res, 200, { id, status: j.status });
     },
   },
   {
@@ -60,7 +60,7 @@ export const routes = [
       if (!r) return err(res, 404, 'not_found', 'unknown run');
       if (r.status !== 'running') return err(res, 409, 'conflict', 'not running');
       r.cancel_requested = true;
-      return send(res, 200, { id });
+      return send(res, 200, { id, status: r.status, cancel_requested: true });
     },
   },
   { method: 'POST', path: '/admin/api/crawl-runs/cleanup', handle: ({ res }) => send(res, 200, { closed: 0 }) },

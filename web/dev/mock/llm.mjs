@@ -7,7 +7,7 @@ import { HOUR } from './fixtures.mjs';
 export function llmModels(state) {
   const by = new Map();
   for (const c of state.llm) {
-    const m = by.get(c.model) || { model: c.model, calls: 0, city_null: 0, cost_usd: null, prompt_tokens: 0, completion_tokens: 0 };
+    const m = by.get(c.model) || { model: c.model, calls: 0, city_null: 0, malformed: 0, cost_usd: null, prompt_tokens: 0, completion_tokens: 0 };
     m.calls += 1;
     if (c.extraction?.city === null) m.city_null += 1;
     if (c.cost_usd !== null) m.cost_usd = (m.cost_usd || 0) + c.cost_usd;

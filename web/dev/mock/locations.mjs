@@ -45,7 +45,7 @@ export const routes = [
       const l = state.locations.find((x) => x.id === id);
       if (!l) return err(res, 404, 'not_found', 'unknown location');
       l.status = 'pending';
-      return send(res, 200, { affected: 1 });
+      return send(res, 200, l);
     },
   },
   {

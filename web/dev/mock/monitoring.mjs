@@ -66,7 +66,7 @@ export const routes = [
       });
     },
   },
-  { method: 'GET', path: '/admin/api/queue', handle: ({ state, res }) => send(res, 200, { total: 17, by_priority: { enrich_pending: 5, updated_since_crawl: 2, never_enriched: 10 }, next: state.bands.slice(0, 5).map((b) => ({ ma_id: b.ma_id, name: b.name })) }) },
+  { method: 'GET', path: '/admin/api/queue', handle: ({ state, res }) => send(res, 200, { total: 17, by_priority: { enrich_pending: 5, updated_since_crawl: 2, never_enriched: 10 }, next: state.bands.slice(0, 5).map((b) => ({ ma_id: b.ma_id, name: b.name, priority: 'never_enriched' })) }) },
   { method: 'GET', path: '/admin/api/crawl-checkpoints', handle: ({ res }) => send(res, 200, { items: [{ key: 'last_full_crawl_at', value: '2026-10-01T03:00:00Z', updated_at: '2026-10-01T03:00:00Z' }, { key: 'last_created_check', value: '2026-11-02T10:00:00Z', updated_at: '2026-11-02T10:00:00Z' }], total: 2, limit: 50, offset: 0 }) },
   {
     method: 'GET', path: '/admin/api/charts/geocoding',

@@ -98,7 +98,7 @@ export const routes = [
     method: 'GET', path: '/api/clusters',
     handle: ({ state, res, q }) => {
       const fc = clusters(state, q);
-      return fc ? send(res, 200, fc) : err(res, 400, 'bad_request', 'malformed bbox or unknown family');
+      return fc ? send(res, 200, fc, { 'Content-Type': 'application/geo+json' }) : err(res, 400, 'bad_request', 'malformed bbox or unknown family');
     },
   },
   {
