@@ -416,7 +416,7 @@ fn the_image_builds_with_every_front_end_folder_the_binary_embeds() {
     let copied: Vec<&str> = build_stage
         .lines()
         .filter(|l| l.starts_with("COPY "))
-        .filter_map(|l| l.split_whitespace().last())
+        .filter_map(|l| l.split_whitespace().next_back())
         .collect();
     for path in embedded {
         let wanted = format!("web/{path}");
