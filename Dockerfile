@@ -25,6 +25,8 @@ COPY crates crates
 COPY migrations migrations
 COPY web/admin web/admin
 COPY web/map web/map
+COPY web/lib web/lib
+COPY web/favicon.svg web/favicon.svg
 COPY --from=web /src/web/vendor web/vendor
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
     --mount=type=cache,target=/src/target \

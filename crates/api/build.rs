@@ -19,7 +19,7 @@ use std::path::Path;
 const WEB: &str = "../../web";
 
 /// What `web.rs` embeds.
-const EMBEDDED: [&str; 4] = ["admin", "map", "vendor", "favicon.svg"];
+const EMBEDDED: [&str; 5] = ["admin", "map", "lib", "vendor", "favicon.svg"];
 
 /// Files of `web/vendor/` that the pages load (see scripts/setup-web.sh).
 const REQUIRED: [&str; 6] = [

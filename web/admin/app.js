@@ -1,6 +1,6 @@
 // Admin console entry: session check, login/logout, hash routing to the five views.
 import { auth, authEvents } from './api.js';
-import { clear, h } from './dom.js';
+import { clear, h } from '/lib/dom.js';
 import { parseHash } from './router.js';
 import { flash, setFlashBox, errorText } from './ui.js';
 import { installKeys } from './keys.js';

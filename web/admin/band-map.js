@@ -5,7 +5,7 @@
 // never by `step_order` (-1 for a hand placement).
 import * as L from '/vendor/leaflet/leaflet-src.esm.js';
 import { addOutline } from '/map/outline.js';
-import { h } from './dom.js';
+import { h } from '/lib/dom.js';
 
 const finite = (v) => v !== null && v !== undefined && v !== '' && Number.isFinite(Number(v));
 

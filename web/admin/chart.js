@@ -2,7 +2,7 @@
 // legend in French (a series may be dashed: a limit), and stacked bars (one layer per
 // model). Colours come from the shared palette (/map/theme.css) through CSS variables.
 import uPlot from '/vendor/uplot/uPlot.esm.js';
-import { h } from './dom.js';
+import { h } from '/lib/dom.js';
 
 /** A uPlot chart in a container; series: [{label, values, color, scale, fmt}]. */
 export function lineChart({ id, title, x, series, width, xLabel = 'Jour', hourly = false }) {

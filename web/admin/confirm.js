@@ -1,6 +1,6 @@
 // In-page confirmation (a <dialog>, never window.confirm): the question in red for a
 // full crawl or a destructive action, "Annuler" focused first so Enter does not confirm.
-import { h } from './dom.js';
+import { h } from '/lib/dom.js';
 
 /** Ask; resolves true when the operator confirms. danger: red dialog and red button. */
 export function confirmDialog(text, { danger = false, okLabel = 'Confirmer' } = {}) {

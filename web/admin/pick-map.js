@@ -2,7 +2,7 @@
 // tiles). The typed inputs stay; a click fills them and moves the marker.
 import * as L from '/vendor/leaflet/leaflet-src.esm.js';
 import { addOutline } from '/map/outline.js';
-import { h } from './dom.js';
+import { h } from '/lib/dom.js';
 
 const EUROPE = [[34, -12], [71, 42]];
 

@@ -1,8 +1,10 @@
 // A run's log lines in the Journal: a level filter, paging for finished runs, and for a
 // running run a live stream (GET /admin/api/logs?run_id=&min_id= every 3 s, at most 500
 // lines kept) that stops when the entry is closed.
-import { api } from './api.js';
-import { h, clear, fmtDate, fmtText, asList, select } from './dom.js';
+import { api, asList } from './api.js';
+import { h, clear } from '/lib/dom.js';
+import { fmtDate, fmtText } from './format.js';
+import { select } from './widgets.js';
 import { pager, loadInto } from './ui.js';
 
 export const STREAM_MS = 3000;

@@ -1,5 +1,6 @@
 // Shared UI bits: flash messages, async buttons, paging, errors.
-import { h, clear, fmtNum } from './dom.js';
+import { h, clear } from '/lib/dom.js';
+import { fmtNum } from './format.js';
 import { confirmDialog } from './confirm.js';
 import { apiErrorSentence } from './words.js';
 

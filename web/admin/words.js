@@ -1,7 +1,7 @@
 // Words, not JSON: the French words the console shows for the server's keys (statuses,
 // job types, run counters, heartbeat checks) and human durations. The raw keys stay in
 // data-* attributes and in the <details> disclosures for those who want them.
-import { fmtNum } from './dom.js';
+import { fmtNum } from './format.js';
 import { stepLabel } from '/map/words.js';
 
 const GEO_STATUS = {

@@ -1,8 +1,8 @@
 // The band card (GET /api/bands/:ma_id, its path drawn on the map by path.js) and the list
 // of the bands sharing one town. A side panel on wide screens, a bottom sheet on phones
 // (map.css).
-import { getJson } from './api.js';
-import { $, h, text, safeUrl, num } from './dom.js';
+import { getJson } from '/lib/http.js';
+import { $, h, text, safeUrl, num } from '/lib/dom.js';
 import { state, updateUrl } from './state.js';
 import { initPath, clearPath, drawPath, fitPath, stepText } from './path.js';
 import { genreLabel, statusLabel, stepLabel, yearsActiveLabel } from './words.js';

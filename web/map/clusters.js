@@ -3,8 +3,8 @@
 // genre families (`breakdown=families`), each point takes its family's colour; the point
 // count goes to the status line (always visible), the view's families to the legend.
 import * as L from '/vendor/leaflet/leaflet-src.esm.js';
-import { getJson, isAbort } from './api.js';
-import { $, text } from './dom.js';
+import { getJson, isAbort } from '/lib/http.js';
+import { $, text } from '/lib/dom.js';
 import { showError, clearError } from './errors.js';
 import { markerIcon, accessibleMarker, clusterSize } from './markers.js';
 import { state, FILTERS } from './state.js';

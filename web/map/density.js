@@ -5,8 +5,8 @@
 // classes, the families counted and the densest countries; hovering a country shows its
 // figure. State in the URL (`layer=density`).
 import * as L from '/vendor/leaflet/leaflet-src.esm.js';
-import { getJson, isAbort } from './api.js';
-import { $, h } from './dom.js';
+import { getJson, isAbort } from '/lib/http.js';
+import { $, h } from '/lib/dom.js';
 import { showError, clearError } from './errors.js';
 import { countryShapes } from './outline.js';
 import { smallCountryPoints } from './small-countries.js';

@@ -1,6 +1,6 @@
 // The page's error banner: what went wrong, in words, instead of an empty map.
 // Each source (clusters, outline, card…) has one slot; clearing it removes its line.
-import { $, h } from './dom.js';
+import { $, h } from '/lib/dom.js';
 
 const messages = new Map();
 

@@ -1,5 +1,5 @@
 // The filter panel (genre, country, status, formation years); behind a button on phones.
-import { $ } from './dom.js';
+import { $ } from '/lib/dom.js';
 import { FILTERS, state, setFilters, onFiltersChange } from './state.js';
 import { statusLabel } from './words.js';
 import { countryCode, countryLabel } from './countries.js';

@@ -6,8 +6,8 @@
 // card. The town list of a place (zoom ≥ 17) gets "arrivés de / partis vers". State in the
 // URL (`flows=1`). Every text from the data goes in as a text node (dom.js `h`).
 import * as L from '/vendor/leaflet/leaflet-src.esm.js';
-import { getJson, isAbort } from './api.js';
-import { $, h } from './dom.js';
+import { getJson, isAbort } from '/lib/http.js';
+import { $, h } from '/lib/dom.js';
 import { showError, clearError } from './errors.js';
 import { state, updateUrl, FILTERS } from './state.js';
 import { FAMILY_NAMES, familiesText } from './families.js';

@@ -3,7 +3,7 @@
 // « Toutes » clears). Each family shows its points in the current view. A Leaflet
 // control, folded on phones.
 import * as L from '/vendor/leaflet/leaflet-src.esm.js';
-import { h } from './dom.js';
+import { h } from '/lib/dom.js';
 import { FAMILIES } from './families.js';
 import { state, setFamilies } from './state.js';
 

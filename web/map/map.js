@@ -1,7 +1,7 @@
 // Band Map public page: wiring. Leaflet map with the offline outline map under optional
 // tiles, server-side clusters, band card, filters, search; view and filters in the URL.
 import * as L from '/vendor/leaflet/leaflet-src.esm.js';
-import { $ } from './dom.js';
+import { $ } from '/lib/dom.js';
 import { state, initialView, updateUrl, onFiltersChange, urlHasView } from './state.js';
 import { addOutline } from './outline.js';
 import { initClusters, loadClusters, setClustersShown, bboxParam } from './clusters.js';
@@ -13,7 +13,7 @@ import { initFilters } from './filters.js';
 import { initSearch } from './search.js';
 import { addLegend, showFamilyCounts } from './legend.js';
 import { initTimeline } from './timeline.js';
-import { debounce } from './dom.js';
+import { debounce } from '/lib/dom.js';
 
 const MOVE_DEBOUNCE_MS = 250;
 // OpenStreetMap is credited once one of its tiles is shown (issue 29: offline it was

@@ -1,7 +1,7 @@
 // Map markers: divIcons (no image files, so they work offline), focusable, activated by
 // click, Enter or Space.
 import * as L from '/vendor/leaflet/leaflet-src.esm.js';
-import { h } from './dom.js';
+import { h } from '/lib/dom.js';
 
 /** A round marker; `ring` (a CSS background, e.g. the families' conic-gradient) paints
  *  its rim, set through the CSSOM (allowed by the page's style-src 'self'). */

@@ -5,8 +5,8 @@
 import * as L from '/vendor/leaflet/leaflet-src.esm.js';
 import { feature, mesh } from '/vendor/topojson-client/index.js';
 import polylabel from '/vendor/polylabel/polylabel.js';
-import { getJson } from './api.js';
-import { h } from './dom.js';
+import { getJson } from '/lib/http.js';
+import { h } from '/lib/dom.js';
 import { showError, clearError } from './errors.js';
 import { countryLabel } from './countries.js';
 

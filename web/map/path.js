@@ -3,7 +3,7 @@
 // Drawn in a pane above the cluster markers (markerPane 600 < 640 < tooltipPane 650), so
 // the start of a path is never hidden under another marker; nothing in it takes clicks.
 import * as L from '/vendor/leaflet/leaflet-src.esm.js';
-import { h, num, text } from './dom.js';
+import { h, num, text } from '/lib/dom.js';
 import { stepLabel } from './words.js';
 
 const PANE = 'bandPath';

@@ -1,8 +1,8 @@
 // Band search with suggestions as you type: an ARIA combobox (focus stays in the input,
 // aria-activedescendant marks the highlighted option). ↑/↓ move, Enter chooses, Escape
 // closes. Choosing flies to the band and opens its card.
-import { getJson, isAbort } from './api.js';
-import { $, h, text, debounce } from './dom.js';
+import { getJson, isAbort } from '/lib/http.js';
+import { $, h, text, debounce } from '/lib/dom.js';
 import { countryLabel } from './countries.js';
 
 const DEBOUNCE_MS = 200;

@@ -1,6 +1,6 @@
 // The page state that a shared link carries: view, filters, open band.
 // /?lat=..&lon=..&z=..&genre=..&country=..&status=..&year_min=..&year_max=..&family=black,doom&layer=density&flows=1&band=<ma_id>
-import { num } from './dom.js';
+import { num } from '/lib/dom.js';
 import { parseFamilies } from './families.js';
 
 export const FILTERS = ['genre', 'country', 'status', 'year_min', 'year_max'];

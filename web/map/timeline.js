@@ -2,7 +2,7 @@
 // button that grows the scene year by year. It drives the year_min/year_max filters, so
 // its state is in the URL; a thumb at its end of the range means "no bound" (bands formed
 // before 1970, or without a known year, are then kept).
-import { $, debounce } from './dom.js';
+import { $, debounce } from '/lib/dom.js';
 import { state, setFilters, onFiltersChange } from './state.js';
 
 export const FIRST_YEAR = 1970;

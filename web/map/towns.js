@@ -11,8 +11,8 @@
 // When the view holds more points than the server sends one by one, nothing is labelled
 // and the panel asks to zoom in (a partial ranking would mislead).
 import * as L from '/vendor/leaflet/leaflet-src.esm.js';
-import { getJson, isAbort } from './api.js';
-import { $, h } from './dom.js';
+import { getJson, isAbort } from '/lib/http.js';
+import { $, h } from '/lib/dom.js';
 import { state, FILTERS } from './state.js';
 
 const LABEL_ZOOM = 6;

@@ -3,46 +3,20 @@
 // confirmations in red, failed job requests, "Par" = created_by (issue 19 point 4),
 // no literal "null", human durations, phone width, favicon. Runs against BANDMAP_URL or
 // the mock server; the few checks that need a given state are mock-only and say so.
-import { describe, test, before, after } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTarget, launch, watchPage } from './helpers.mjs';
+import { adminView, fetchJson, sendJson, useAdminSession } from './helpers.mjs';
 
 describe('admin console for an operator', () => {
   let target;
   let browser;
   let page;
   let problems;
+  useAdminSession((s) => ({ target, browser, page, problems } = s));
 
-  before(async () => {
-    target = await startTarget();
-    browser = await launch();
-    page = await browser.context.newPage();
-    problems = watchPage(page);
-    await page.goto(`${target.url}/admin/`);
-    await page.locator('#login-form').waitFor({ state: 'visible', timeout: 15000 });
-    await page.fill('#login-username', target.user);
-    await page.fill('#login-password', target.password);
-    await page.click('#login-form button[type=submit]');
-    await page.locator('#app').waitFor({ state: 'visible', timeout: 15000 });
-  });
-  after(async () => {
-    await browser?.close();
-    await target?.close();
-  });
-
-  async function go(hash) {
-    const view = hash.replace(/^#\/?/, '').split('?')[0] || 'pilotage';
-    await page.evaluate((h) => { location.hash = h; }, hash);
-    await page.waitForFunction((v) => {
-      const root = document.querySelector(`#main .view-${v}`);
-      return root && !root.textContent.includes('Chargement…');
-    }, view, { timeout: 20000 });
-  }
-  const apiGet = (path) => page.evaluate(async (p) => (await fetch(p, { headers: { Accept: 'application/json' } })).json(), path);
-  const apiPost = (path, body) => page.evaluate(async ([p, b]) => {
-    const r = await fetch(p, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(b) });
-    return { status: r.status, body: await r.json().catch(() => null) };
-  }, [path, body]);
+  const go = (hash) => adminView(page, hash);
+  const apiGet = (path) => fetchJson(page, path);
+  const apiPost = (path, body) => sendJson(page, 'POST', path, body);
 
   /** Text of the view outside disclosures (<details> bodies, opened detail rows, log lines). */
   const visibleText = () => page.evaluate(() => {
@@ -348,21 +322,7 @@ describe('admin console charts', () => {
   let browser;
   let page;
   let problems;
-  before(async () => {
-    target = await startTarget();
-    browser = await launch();
-    page = await browser.context.newPage();
-    problems = watchPage(page);
-    await page.goto(`${target.url}/admin/`);
-    await page.fill('#login-username', target.user);
-    await page.fill('#login-password', target.password);
-    await page.click('#login-form button[type=submit]');
-    await page.locator('#app').waitFor({ state: 'visible', timeout: 15000 });
-  });
-  after(async () => {
-    await browser?.close();
-    await target?.close();
-  });
+  useAdminSession((s) => ({ target, browser, page, problems } = s));
 
   test('charts: the LLM view draws the calls per day, stacked by model, and the month total', async () => {
     await page.evaluate(() => { location.hash = '#/llm'; });
@@ -418,35 +378,11 @@ describe('admin console, what an operator fixes (issue 17)', () => {
   let browser;
   let page;
   let problems;
-  before(async () => {
-    target = await startTarget();
-    browser = await launch();
-    page = await browser.context.newPage();
-    problems = watchPage(page);
-    await page.goto(`${target.url}/admin/`);
-    await page.fill('#login-username', target.user);
-    await page.fill('#login-password', target.password);
-    await page.click('#login-form button[type=submit]');
-    await page.locator('#app').waitFor({ state: 'visible', timeout: 15000 });
-  });
-  after(async () => {
-    await browser?.close();
-    await target?.close();
-  });
+  useAdminSession((s) => ({ target, browser, page, problems } = s));
 
-  async function go(hash) {
-    const view = hash.replace(/^#\/?/, '').split('?')[0] || 'pilotage';
-    await page.evaluate((h) => { location.hash = h; }, hash);
-    await page.waitForFunction((v) => {
-      const root = document.querySelector(`#main .view-${v}`);
-      return root && !root.textContent.includes('Chargement…');
-    }, view, { timeout: 20000 });
-  }
-  const apiGet = (path) => page.evaluate(async (p) => (await fetch(p, { headers: { Accept: 'application/json' } })).json(), path);
-  const apiSend = (method, path, body) => page.evaluate(async ([m, p, b]) => {
-    const r = await fetch(p, { method: m, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(b) });
-    return { status: r.status, body: await r.json().catch(() => null) };
-  }, [method, path, body]);
+  const go = (hash) => adminView(page, hash);
+  const apiGet = (path) => fetchJson(page, path);
+  const apiSend = (method, path, body) => sendJson(page, method, path, body);
 
   test('fix: a locked field is unlocked from the band detail, and the history shows it', async () => {
     const list = await apiGet('/admin/api/bands?limit=50');

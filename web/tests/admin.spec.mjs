@@ -2,7 +2,7 @@
 // string), data rows, band detail, and HTML in data shown as text.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTarget, launch, watchPage } from './helpers.mjs';
+import { startTarget, launch, watchPage, adminView } from './helpers.mjs';
 
 const XSS_NAME = '<img src=x onerror=alert(1)>';
 
@@ -24,14 +24,7 @@ describe('admin console', () => {
   });
 
   /** Navigate by hash and wait until the view is mounted and its data loaded. */
-  async function go(hash) {
-    const view = hash.replace(/^#\/?/, '').split('?')[0] || 'pilotage';
-    await page.evaluate((h) => { location.hash = h; }, hash);
-    await page.waitForFunction((v) => {
-      const root = document.querySelector(`#main .view-${v}`);
-      return root && !root.textContent.includes('Chargement…');
-    }, view, { timeout: 20000 });
-  }
+  const go = (hash) => adminView(page, hash);
 
   async function noErrorBox(view) {
     const errs = await page.locator('#main .error-box').allInnerTexts();

@@ -18,3 +18,4 @@ import './admin.spec.mjs';
 import './admin-operator.spec.mjs';
 import './issue29-map.spec.mjs';
 import './issue29-admin.spec.mjs';
+import './mock-contract.spec.mjs';

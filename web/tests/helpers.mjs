@@ -88,3 +88,54 @@ export function useTargetAndBrowser(set) {
     await target?.close();
   });
 }
+
+// ---- the admin console's browser tests ----
+
+/** Logs `page` in to the console of `target` and waits for the application. */
+export async function adminLogin(page, target) {
+  await page.goto(`${target.url}/admin/`);
+  await page.locator('#login-form').waitFor({ state: 'visible', timeout: 15000 });
+  await page.fill('#login-username', target.user);
+  await page.fill('#login-password', target.password);
+  await page.click('#login-form button[type=submit]');
+  await page.locator('#app').waitFor({ state: 'visible', timeout: 15000 });
+}
+
+/** Navigates the console by hash and waits until the view is mounted and its data loaded. */
+export async function adminView(page, hash) {
+  const view = hash.replace(/^#\/?/, '').split('?')[0] || 'pilotage';
+  await page.evaluate((h) => { location.hash = h; }, hash);
+  await page.waitForFunction((v) => {
+    const root = document.querySelector(`#main .view-${v}`);
+    return root && !root.textContent.includes('Chargement…');
+  }, view, { timeout: 20000 });
+}
+
+/** GET `path` from the page (its session cookie included); the parsed JSON body. */
+export const fetchJson = (page, path) => page.evaluate(async (p) => (await fetch(p, { headers: { Accept: 'application/json' } })).json(), path);
+
+/** `method` `path` with a JSON body from the page; {status, body} (body null if not JSON). */
+export const sendJson = (page, method, path, body) => page.evaluate(async ([m, p, b]) => {
+  const r = await fetch(p, { method: m, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(b) });
+  return { status: r.status, body: await r.json().catch(() => null) };
+}, [method, path, body]);
+
+/** Registers a console suite's hooks: the server under test, a browser and one page
+ *  (watched, see watchPage) logged in before its tests, all closed after;
+ *  `set({target, browser, page, problems})` hands them to the suite. */
+export function useAdminSession(set) {
+  let target;
+  let browser;
+  before(async () => {
+    target = await startTarget();
+    browser = await launch();
+    const page = await browser.context.newPage();
+    const problems = watchPage(page);
+    await adminLogin(page, target);
+    set({ target, browser, page, problems });
+  });
+  after(async () => {
+    await browser?.close();
+    await target?.close();
+  });
+}

@@ -1,23 +1,14 @@
 // Issue 29, the admin console: what an operator tripped over, each with the check that
 // fails on the code before the fix; and axe-core on the five views. Real server (the demo
 // pipeline), Chromium, no network to outside hosts (helpers.mjs).
-import { describe, test, before, after } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { startTarget, launch, watchPage } from './helpers.mjs';
+import { adminView, fetchJson, sendJson, useAdminSession } from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-async function login(page, target) {
-  await page.goto(`${target.url}/admin/`);
-  await page.locator('#login-form').waitFor({ state: 'visible', timeout: 15000 });
-  await page.fill('#login-username', target.user);
-  await page.fill('#login-password', target.password);
-  await page.click('#login-form button[type=submit]');
-  await page.locator('#app').waitFor({ state: 'visible', timeout: 15000 });
-}
 
 async function axeSerious(page) {
   if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(AXE);
@@ -45,34 +36,13 @@ describe('issue 29: admin console', () => {
   let browser;
   let page;
   let problems;
+  useAdminSession((s) => ({ target, browser, page, problems } = s));
 
-  before(async () => {
-    target = await startTarget();
-    browser = await launch();
-    page = await browser.context.newPage();
-    problems = watchPage(page);
-    await login(page, target);
-  });
-  after(async () => {
-    await browser?.close();
-    await target?.close();
-  });
-
-  async function go(hash) {
-    const view = hash.replace(/^#\/?/, '').split('?')[0] || 'pilotage';
-    await page.evaluate((h) => { location.hash = h; }, hash);
-    await page.waitForFunction((v) => {
-      const root = document.querySelector(`#main .view-${v}`);
-      return root && !root.textContent.includes('Chargement…');
-    }, view, { timeout: 20000 });
-  }
-  const apiGet = (path) => page.evaluate(async (p) => (await fetch(p, { headers: { Accept: 'application/json' } })).json(), path);
+  const go = (hash) => adminView(page, hash);
+  const apiGet = (path) => fetchJson(page, path);
   /** One location row, read through the list (there is no GET of one row). */
   const locationRow = async (l) => ((await apiGet(`/admin/api/locations?band=${l.ma_id}&limit=500`)).items ?? []).find((x) => x.id === l.id);
-  const apiSend = (method, path, body) => page.evaluate(async ([m, p, b]) => {
-    const r = await fetch(p, { method: m, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(b) });
-    return { status: r.status, body: await r.json().catch(() => null) };
-  }, [method, path, body]);
+  const apiSend = (method, path, body) => sendJson(page, method, path, body);
 
   test('1: once runs have finished, Pilotage no longer says none has', async (t) => {
     if (target.mock) return t.skip('needs the real services');

@@ -1,8 +1,9 @@
 //! The static front end, same-origin: `/` is the public map page, `/admin/` the admin
-//! console, `/map/*`, `/admin/*` and `/vendor/*` their assets, `/favicon.svg` the icon of
-//! both. Files are embedded in the binary from `web/` (read from disk in debug builds), or
-//! served from `WEB_DIR` when set. `build.rs` re-embeds when `web/` changes and refuses a
-//! release build without `web/vendor/` (run `scripts/setup-web.sh` first).
+//! console, `/map/*`, `/admin/*` and `/vendor/*` their assets, `/lib/*` the modules both
+//! import (DOM and fetch helpers), `/favicon.svg` the icon of both. Files are embedded in the
+//! binary from `web/` (read from disk in debug builds), or served from `WEB_DIR` when set.
+//! `build.rs` re-embeds when `web/` changes and refuses a release build without
+//! `web/vendor/` (run `scripts/setup-web.sh` first).
 
 use axum::Router;
 use axum::body::Body;
@@ -18,6 +19,7 @@ use std::sync::Arc;
 #[folder = "../../web/"]
 #[include = "admin/**"]
 #[include = "map/**"]
+#[include = "lib/**"]
 #[include = "vendor/**"]
 #[include = "favicon.svg"]
 #[exclude = "**/node_modules/**"]
@@ -82,6 +84,7 @@ pub fn router(files: WebFiles) -> Router {
         // Any other method on an admin path: a JSON 404 (e.g. the removed POST endpoints).
         .route("/admin/{*path}", get(admin_asset).fallback(not_found))
         .route("/map/{*path}", get(asset))
+        .route("/lib/{*path}", get(asset))
         .route("/vendor/{*path}", get(asset))
         .route("/favicon.svg", get(favicon))
         .with_state(files)
@@ -206,12 +209,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_favicon_and_the_vendored_files_are_served() {
+    fn the_favicon_the_shared_modules_and_the_vendored_files_are_served() {
         let files = WebFiles::new(None);
         for path in [
             "favicon.svg",
             "map/index.html",
             "admin/index.html",
+            "lib/dom.js",
+            "lib/http.js",
             "vendor/leaflet/leaflet-src.esm.js",
             "vendor/world-atlas/countries-110m.json",
         ] {

@@ -1,7 +1,9 @@
 // Groupes: find and correct bands. Filters live in the hash query
 // (#/bands?q=...&has_conflict=true&open=<ma_id>) so a view can be linked.
 import { api } from '../api.js';
-import { h, clear, fmtNum, fmtDate, fmtText, fmtCost, table, badge, kvList, field, select, pre, safeUrl, DASH } from '../dom.js';
+import { h, clear, safeUrl, DASH } from '/lib/dom.js';
+import { fmtNum, fmtDate, fmtText, fmtCost } from '../format.js';
+import { table, badge, kvList, field, select, pre } from '../widgets.js';
 import { navigate, replaceQuery, formParams } from '../router.js';
 import { flash, errorBox, actionButton, pager, loadInto, errorText } from '../ui.js';
 import { fieldLabel, geoStatusLabel, actionLabel, stepText } from '../words.js';

@@ -1,7 +1,9 @@
 // Journal: what happened. Activity list (runs + admin actions), run logs,
 // before/after diffs, crawl checkpoints.
-import { api } from '../api.js';
-import { h, append, clear, fmtNum, fmtDate, fmtText, asList, table, badge, field, select, pre, DASH } from '../dom.js';
+import { api, asList } from '../api.js';
+import { h, append, clear, DASH } from '/lib/dom.js';
+import { fmtNum, fmtDate, fmtText } from '../format.js';
+import { table, badge, field, select, pre } from '../widgets.js';
 import { navigate, formParams } from '../router.js';
 import { pager, loadInto } from '../ui.js';
 import { runLog } from '../run-log.js';

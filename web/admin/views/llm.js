@@ -1,8 +1,10 @@
 // LLM & coûts: the month's running total, calls and cost per day stacked by model (30 days,
 // GET /admin/api/charts/llm), tokens, the fallback model's share, cache hits; the per-model
 // table; LLM calls (filters model, ma_id, city_null, malformed, q) with their totals.
-import { api } from '../api.js';
-import { h, fmtNum, fmtDate, fmtText, fmtCost, table, field, select, kvList, asList } from '../dom.js';
+import { api, asList } from '../api.js';
+import { h } from '/lib/dom.js';
+import { fmtNum, fmtDate, fmtText, fmtCost } from '../format.js';
+import { table, field, select, kvList } from '../widgets.js';
 import { navigate, formParams } from '../router.js';
 import { pager, loadInto } from '../ui.js';
 import { llmCallDetails } from './bands.js';

@@ -1,8 +1,10 @@
 // Localisations: what is stuck in geocoding. Filters status/place/band/country
 // in the hash query (#/locations?status=error), per-row requeue and manual
 // coordinates, bulk actions, counters from /admin/api/geocoding.
-import { api } from '../api.js';
-import { h, clear, fmtNum, fmtDate, fmtText, table, field, select, DASH, asList } from '../dom.js';
+import { api, asList } from '../api.js';
+import { h, clear, DASH } from '/lib/dom.js';
+import { fmtNum, fmtDate, fmtText } from '../format.js';
+import { table, field, select } from '../widgets.js';
 import { navigate, formParams } from '../router.js';
 import { flash, actionButton, resultText, pager, loadInto, errorText } from '../ui.js';
 import { statusKind } from './bands.js';

@@ -3,7 +3,8 @@
 // line. Data: GET /admin/api/charts/geocoding?range=24h|30d (hourly counters written by
 // the database and the geocoder, migration 023).
 import { api } from '../api.js';
-import { h, fmtNum } from '../dom.js';
+import { h } from '/lib/dom.js';
+import { fmtNum } from '../format.js';
 import { loadInto } from '../ui.js';
 import { lineChart, paletteColor } from '../chart.js';
 

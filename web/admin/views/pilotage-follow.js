@@ -3,7 +3,8 @@
 // GET /admin/api/job-triggers/:id, and the end is announced with its result. The list
 // survives leaving the view (sessionStorage); finished entries stay until dismissed.
 import { api } from '../api.js';
-import { h, clear, fmtText } from '../dom.js';
+import { h, clear } from '/lib/dom.js';
+import { fmtText } from '../format.js';
 import { flash } from '../ui.js';
 import { jobTypeLabel, runStatusLabel, fmtDuration, secondsBetween, statsPairs } from '../words.js';
 

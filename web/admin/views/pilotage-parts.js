@@ -1,7 +1,9 @@
 // Pilotage building blocks: the "is it OK?" banner, the geocoding pipeline as a flow of
 // counts (each a link to the filtered Localisations view), heartbeat cards in sentences,
 // and run progress with the time left.
-import { h, fmtNum, fmtDate, fmtAgo, badge, pre } from '../dom.js';
+import { h } from '/lib/dom.js';
+import { fmtNum, fmtDate, fmtAgo } from '../format.js';
+import { badge, pre } from '../widgets.js';
 import { checkSentence, checkLabel, serviceLabel, geoStatusLabel, fmtDuration, secondsBetween } from '../words.js';
 import { statusKind } from './bands.js';
 

@@ -2,8 +2,10 @@
 // heartbeat cards in sentences, running runs with progress and time left, pending and
 // failed job requests, job buttons (a full crawl asks first, in red), the enrichment
 // queue, catalogue stats, auto-refresh every 15 s, and a live log monitor.
-import { api } from '../api.js';
-import { h, append, clear, fmtNum, fmtDate, fmtText, asList, table, badge, kvList } from '../dom.js';
+import { api, asList } from '../api.js';
+import { h, append, clear } from '/lib/dom.js';
+import { fmtNum, fmtDate, fmtText } from '../format.js';
+import { table, badge, kvList } from '../widgets.js';
 import { flash, errorBox, actionButton, errorText } from '../ui.js';
 import { jobTypeLabel, runStatusLabel, fmtDuration, secondsBetween, statsPairs } from '../words.js';
 import { healthCards, verdict, banner, pipeline, runProgress, since } from './pilotage-parts.js';

@@ -14,6 +14,7 @@ mod bands;
 mod bands_bench;
 mod client_address;
 mod foundation;
+mod front_end_modules;
 mod import;
 mod import_limits;
 mod limits;

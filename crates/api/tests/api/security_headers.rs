@@ -88,7 +88,7 @@ async fn the_configured_tile_host_is_the_only_remote_image_source() {
 fn front_end_scripts() -> Vec<(std::path::PathBuf, String)> {
     let web = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../web");
     let mut out = Vec::new();
-    let mut dirs = vec![web.join("admin"), web.join("map")];
+    let mut dirs = vec![web.join("admin"), web.join("map"), web.join("lib")];
     while let Some(dir) = dirs.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();

@@ -2,8 +2,9 @@
 //! compose.yaml and deploy/bandmap.env.example is one the configuration knows (or one of the
 //! other images' documented variables), the example values pass the configuration's own
 //! checks, every bandmap `command:` is a real subcommand, the image runs `bandmap` as a
-//! non-root user, and the nginx example routes every path the server serves to the serve
-//! replicas with the proxy headers the server reads.
+//! non-root user and is built with every front-end folder the binary embeds, and the nginx
+//! example routes every path the server serves to the serve replicas with the proxy headers
+//! the server reads.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::deploy_support::nginx::{self, Directive};
@@ -395,6 +396,37 @@ fn the_image_runs_bandmap_as_non_root() {
     assert!(out.status.success(), "CMD {sub} is not a command");
 }
 
+/// Issue 26: the release build embeds what `crates/api/src/web.rs` includes from `web/`; the
+/// image's build stage must hold each of those paths, or the image serves a page whose
+/// modules answer 404 (the shared `web/lib/` of the two front ends, for one).
+#[test]
+fn the_image_builds_with_every_front_end_folder_the_binary_embeds() {
+    let web_rs = read("crates/api/src/web.rs");
+    let embedded: Vec<&str> = web_rs
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("#[include = \""))
+        .map(|rest| rest.split(['"', '/']).next().unwrap())
+        .collect();
+    assert!(embedded.contains(&"lib"), "{embedded:?}");
+    let dockerfile = read("Dockerfile");
+    let build_stage = dockerfile
+        .split("\nFROM ")
+        .find(|stage| stage.contains("cargo build --release"))
+        .expect("a stage running the release build");
+    let copied: Vec<&str> = build_stage
+        .lines()
+        .filter(|l| l.starts_with("COPY "))
+        .filter_map(|l| l.split_whitespace().next_back())
+        .collect();
+    for path in embedded {
+        let wanted = format!("web/{path}");
+        assert!(
+            copied.contains(&wanted.as_str()),
+            "the image's build stage does not copy {wanted}: {copied:?}"
+        );
+    }
+}
+
 /// Every path the server answers: the API routes from its OpenAPI document (path
 /// parameters filled in) and the front end's routes (crates/api/src/web.rs).
 async fn served_paths() -> Vec<String> {
@@ -424,6 +456,7 @@ async fn served_paths() -> Vec<String> {
         "/admin/",
         "/admin/app.js",
         "/map/app.js",
+        "/lib/dom.js",
         "/vendor/leaflet/leaflet.js",
     ] {
         paths.push(web.to_string());
