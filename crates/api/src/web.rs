@@ -30,6 +30,8 @@ pub struct WebFiles {
     tile_url: Option<Arc<str>>,
     /// The public origin written into the map page's preview tags (issue 28).
     public_base: Option<Arc<str>>,
+    /// Whether the tile server answers (`/map/tiles-status.json`, issue 28).
+    tiles: Option<Arc<crate::tile_probe::TileProbe>>,
 }
 
 impl WebFiles {
@@ -39,6 +41,7 @@ impl WebFiles {
             dir: dir.map(Arc::new),
             tile_url: None,
             public_base: None,
+            tiles: None,
         }
     }
 
@@ -46,6 +49,7 @@ impl WebFiles {
     /// `bandmap-tiles` meta tag.
     pub fn with_tile_url(mut self, url: &str) -> Self {
         self.tile_url = Some(Arc::from(url));
+        self.tiles = Some(Arc::new(crate::tile_probe::TileProbe::new(url)));
         self
     }
 
@@ -81,10 +85,30 @@ pub fn router(files: WebFiles) -> Router {
         .route("/admin/", get(admin_index))
         // Any other method on an admin path: a JSON 404 (e.g. the removed POST endpoints).
         .route("/admin/{*path}", get(admin_asset).fallback(not_found))
+        .route(TILES_STATUS_PATH, get(tiles_status))
         .route("/map/{*path}", get(asset))
         .route("/vendor/{*path}", get(asset))
         .route("/favicon.svg", get(favicon))
         .with_state(files)
+}
+
+/// Where the map page asks whether the tile server answers. A static file of that name
+/// (`web/map/tiles-status.json`, `unknown`) answers on a static host or the dev mock server;
+/// this server answers from its probe (crate::tile_probe).
+const TILES_STATUS_PATH: &str = "/map/tiles-status.json";
+
+async fn tiles_status(State(files): State<WebFiles>, uri: Uri) -> Response {
+    let Some(probe) = files.tiles.as_deref() else {
+        return asset(State(files), uri).await;
+    };
+    let body = crate::tile_probe::TileStatusBody {
+        tiles: probe.status().await,
+    };
+    body_response(
+        "application/json",
+        "no-cache",
+        Body::from(serde_json::to_vec(&body).unwrap_or_default()),
+    )
 }
 
 /// The map page with the tile URL and the preview tags written in.
