@@ -16,10 +16,10 @@ export function otherLanguageHref() {
 export function initLangSwitch() {
   const a = $('lang-switch');
   if (!a) return;
-  a.textContent = t('map.lang.other');
+  a.querySelector('.long').textContent = t('map.lang.other');
+  a.querySelector('.short').textContent = other.toUpperCase();
   a.lang = other;
   a.hreflang = other;
-  a.setAttribute('aria-label', t('map.lang.switch_label'));
   const refresh = () => { a.href = otherLanguageHref(); };
   refresh();
   // The view changes after the page loads: the link is brought up to date before use.
