@@ -10,6 +10,7 @@ use axum::extract::State;
 use axum::http::{StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use crate::pages::map_page::MapLang;
 use rust_embed::Embed;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -121,12 +122,28 @@ fn map_page(files: &WebFiles) -> Option<String> {
     Some(page)
 }
 
-async fn map_index(State(files): State<WebFiles>) -> Response {
+/// The language asked by a request (`?lang=`, `Accept-Language`), for the map pages.
+fn map_lang(query: Option<&str>, headers: &axum::http::HeaderMap) -> MapLang {
+    let asked = url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+        .find(|(k, _)| k == "lang")
+        .map(|(_, v)| v.into_owned());
+    let accept = headers
+        .get(header::ACCEPT_LANGUAGE)
+        .and_then(|v| v.to_str().ok());
+    MapLang::new(asked.as_deref(), accept)
+}
+
+async fn map_index(
+    State(files): State<WebFiles>,
+    axum::extract::RawQuery(query): axum::extract::RawQuery,
+    headers: axum::http::HeaderMap,
+) -> Response {
+    let lang = map_lang(query.as_deref(), &headers);
     match map_page(&files) {
-        Some(page) => html_response(match files.public_base.as_deref() {
-            Some(base) => crate::pages::map_page::map_page(&page, base),
+        Some(page) => with_vary(html_response(match files.public_base.as_deref() {
+            Some(base) => crate::pages::map_page::map_page(&page, base, lang),
             None => page,
-        }),
+        })),
         None => crate::error::plain(StatusCode::NOT_FOUND, "not_found", "no such file"),
     }
 }
@@ -135,17 +152,20 @@ async fn map_index(State(files): State<WebFiles>) -> Response {
 async fn embed_index(
     State(files): State<WebFiles>,
     axum::extract::RawQuery(query): axum::extract::RawQuery,
+    headers: axum::http::HeaderMap,
 ) -> Response {
+    let lang = map_lang(query.as_deref(), &headers);
     let pairs: Vec<(String, String)> =
         url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
             .into_owned()
             .collect();
     match map_page(&files) {
-        Some(page) => html_response(crate::pages::map_page::embed_page(
+        Some(page) => with_vary(html_response(crate::pages::map_page::embed_page(
             &page,
             files.public_base.as_deref().unwrap_or(""),
             &pairs,
-        )),
+            lang,
+        ))),
         None => crate::error::plain(StatusCode::NOT_FOUND, "not_found", "no such file"),
     }
 }
@@ -168,6 +188,15 @@ fn with_tile_url(page: &str, url: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;");
     format!("{}{escaped}{}", &page[..start], &page[start + len..])
+}
+
+/// The map pages depend on `Accept-Language` (the catalogue preloaded, the embed's credit).
+fn with_vary(mut res: Response) -> Response {
+    res.headers_mut().insert(
+        header::VARY,
+        axum::http::HeaderValue::from_static("Accept-Language"),
+    );
+    res
 }
 
 fn html_response(page: String) -> Response {
