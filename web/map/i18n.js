@@ -4,9 +4,16 @@
 // `….other`, chosen by Intl.PluralRules). The Rust test `both_catalogues_have_the_same_texts`
 // fails on a key present in one file only, so it covers the map's texts too.
 //
+// Both catalogues are JSON modules of the page's module graph (3.5 kB gzip each): read before
+// any module runs, so the page is in its language by the `load` event (a fetched catalogue
+// behind a top-level await let `load` fire before the map existed).
+//
 // The language: `?lang=fr|en` in the URL, else the first of the browser's languages
 // (navigator.languages, the same order as its Accept-Language) that is one of the two, else
 // French. The admin console imports /map/words.js and stays French (SPEC).
+
+import fr from './i18n/fr.json' with { type: 'json' };
+import en from './i18n/en.json' with { type: 'json' };
 
 export const LANGS = ['fr', 'en'];
 const LOCALES = { fr: 'fr-FR', en: 'en-GB' };
@@ -37,13 +44,7 @@ export const langInUrl = !onAdmin && langOf(new URLSearchParams(location.search)
 /** The locale for numbers and sorting. */
 export const LOCALE = LOCALES[lang];
 
-async function loadCatalogue(code) {
-  const res = await fetch(`/map/i18n/${code}.json`);
-  if (!res.ok) throw new Error(`/map/i18n/${code}.json (HTTP ${res.status})`);
-  return res.json();
-}
-
-const catalogue = await loadCatalogue(lang);
+const catalogue = { fr, en }[lang];
 const plurals = new Intl.PluralRules(LOCALE);
 
 /** The text of `key` with its `{name}` placeholders filled (the key itself when missing). */

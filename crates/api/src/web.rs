@@ -140,10 +140,10 @@ async fn map_index(
 ) -> Response {
     let lang = map_lang(query.as_deref(), &headers);
     match map_page(&files) {
-        Some(page) => with_vary(html_response(match files.public_base.as_deref() {
+        Some(page) => html_response(match files.public_base.as_deref() {
             Some(base) => crate::pages::map_page::map_page(&page, base, lang),
             None => page,
-        })),
+        }),
         None => crate::error::plain(StatusCode::NOT_FOUND, "not_found", "no such file"),
     }
 }
@@ -190,7 +190,7 @@ fn with_tile_url(page: &str, url: &str) -> String {
     format!("{}{escaped}{}", &page[..start], &page[start + len..])
 }
 
-/// The map pages depend on `Accept-Language` (the catalogue preloaded, the embed's credit).
+/// The embed's credit line depends on `Accept-Language`.
 fn with_vary(mut res: Response) -> Response {
     res.headers_mut().insert(
         header::VARY,

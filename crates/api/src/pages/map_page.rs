@@ -7,9 +7,8 @@
 //! the browser's languages). The server writes the language of `?lang=` into `<html lang>`,
 //! the title and the preview tags; a bare `/` keeps French tags and its canonical `/` whatever
 //! the browser asks (an English answer at `/` would name `/?lang=en` as canonical, another
-//! `hreflang` location). It preloads the catalogue the browser will ask for (`?lang=`, else
-//! `Accept-Language`: the same choice as the page's). The embed's credit line speaks that
-//! language too.
+//! `hreflang` location). The embed's credit line speaks the page's language (`?lang=`, else
+//! `Accept-Language`: the same choice as the page's script).
 
 use super::i18n::Lang;
 use super::meta::{self, PageMeta};
@@ -58,14 +57,6 @@ fn origin_and_share(base: &str) -> String {
     .into_string()
 }
 
-/// The preload of the catalogue the page's script will fetch (`web/map/i18n.js`).
-fn catalogue_preload(lang: Lang) -> String {
-    html! {
-        link rel="preload" href={ "/map/i18n/" (lang.code()) ".json" } as="fetch" crossorigin="anonymous";
-    }
-    .into_string()
-}
-
 /// `page` in `lang`: `<html lang>` and `<title>` (French is the file's own).
 fn in_language(page: &str, lang: Lang) -> String {
     if lang == Lang::Fr {
@@ -95,8 +86,7 @@ pub fn map_page(page: &str, base: &str, lang: MapLang) -> String {
         translated: true,
     };
     let extra = format!(
-        "{}{}{}<link rel=\"stylesheet\" href=\"/map/share.css\">\n<script type=\"module\" src=\"/map/share.js\"></script>\n",
-        catalogue_preload(lang.chosen),
+        "{}{}<link rel=\"stylesheet\" href=\"/map/share.css\">\n<script type=\"module\" src=\"/map/share.js\"></script>\n",
         meta::tags(&meta, base).into_string(),
         origin_and_share(base),
     );
@@ -148,8 +138,7 @@ pub fn embed_page(page: &str, base: &str, query: &[(String, String)], lang: MapL
         link rel="canonical" href={ (base) "/" };
         link rel="stylesheet" href="/map/embed.css";
     }
-    .into_string()
-        + &catalogue_preload(lang.chosen);
+    .into_string();
     let credit = html! {
         p class="embed-credit" {
             a href=(back_url) target="_blank" rel="noopener" { (lang_text.t("embed.back")) }
@@ -187,11 +176,9 @@ mod tests {
         assert!(out.contains(r#"<meta name="description""#));
         assert!(out.contains(r#"<script type="module" src="/map/share.js"></script>"#));
         assert!(out.find("og:title").unwrap() < out.find("</head>").unwrap());
-        // A bare URL keeps French tags and `/` as canonical; the catalogue preloaded is the
-        // browser's.
+        // A bare URL keeps French tags and `/` as canonical, whatever the browser prefers.
         assert!(out.contains(r#"<link rel="canonical" href="https://m.example/">"#), "{out}");
         assert!(out.contains(r#"<html lang="fr">"#));
-        assert!(out.contains(r#"<link rel="preload" href="/map/i18n/en.json" as="fetch" crossorigin="anonymous">"#), "{out}");
     }
 
     #[test]
@@ -201,7 +188,6 @@ mod tests {
         assert!(out.contains("<title>Band Map — Europe’s metal bands</title>"), "{out}");
         assert!(out.contains(r#"<link rel="canonical" href="https://m.example/?lang=en">"#), "{out}");
         assert!(out.contains(r#"hreflang="fr" href="https://m.example/""#), "{out}");
-        assert!(out.contains(r#"<link rel="preload" href="/map/i18n/en.json""#));
     }
 
     #[test]
