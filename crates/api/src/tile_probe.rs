@@ -80,7 +80,11 @@ impl TileProbe {
             reqwest::Client::builder()
                 .timeout(PROBE_TIMEOUT)
                 .connect_timeout(PROBE_TIMEOUT)
-                .user_agent(concat!("bandmap/", env!("CARGO_PKG_VERSION"), " tile-probe"))
+                .user_agent(concat!(
+                    "bandmap/",
+                    env!("CARGO_PKG_VERSION"),
+                    " tile-probe"
+                ))
                 .build()
                 .ok()
         });
@@ -161,6 +165,10 @@ mod tests {
         );
         tokio::spawn(async move { axum::serve(listener, app).await });
         let open = TileProbe::new(&format!("http://{addr}/{{z}}/{{x}}/{{y}}.png"));
-        assert_eq!(open.status().await, TileStatus::Reachable, "any HTTP answer counts");
+        assert_eq!(
+            open.status().await,
+            TileStatus::Reachable,
+            "any HTTP answer counts"
+        );
     }
 }

@@ -4,13 +4,13 @@
 //! served from `WEB_DIR` when set. `build.rs` re-embeds when `web/` changes and refuses a
 //! release build without `web/vendor/` (run `scripts/setup-web.sh` first).
 
+use crate::pages::map_page::MapLang;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use crate::pages::map_page::MapLang;
 use rust_embed::Embed;
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -62,7 +62,11 @@ fn in_language(page: &str, lang: Lang) -> String {
     if lang == Lang::Fr {
         return page.to_string();
     }
-    let page = page.replacen("<html lang=\"fr\"", &format!("<html lang=\"{}\"", lang.code()), 1);
+    let page = page.replacen(
+        "<html lang=\"fr\"",
+        &format!("<html lang=\"{}\"", lang.code()),
+        1,
+    );
     match (page.find("<title>"), page.find("</title>")) {
         (Some(a), Some(b)) if a < b => format!(
             "{}<title>{}{}",
@@ -177,17 +181,33 @@ mod tests {
         assert!(out.contains(r#"<script type="module" src="/map/share.js"></script>"#));
         assert!(out.find("og:title").unwrap() < out.find("</head>").unwrap());
         // A bare URL keeps French tags and `/` as canonical, whatever the browser prefers.
-        assert!(out.contains(r#"<link rel="canonical" href="https://m.example/">"#), "{out}");
+        assert!(
+            out.contains(r#"<link rel="canonical" href="https://m.example/">"#),
+            "{out}"
+        );
         assert!(out.contains(r#"<html lang="fr">"#));
     }
 
     #[test]
     fn the_map_page_asked_in_english_is_english() {
-        let out = map_page(PAGE, "https://m.example", MapLang::new(Some("en"), Some("fr")));
+        let out = map_page(
+            PAGE,
+            "https://m.example",
+            MapLang::new(Some("en"), Some("fr")),
+        );
         assert!(out.contains(r#"<html lang="en">"#), "{out}");
-        assert!(out.contains("<title>Band Map — Europe’s metal bands</title>"), "{out}");
-        assert!(out.contains(r#"<link rel="canonical" href="https://m.example/?lang=en">"#), "{out}");
-        assert!(out.contains(r#"hreflang="fr" href="https://m.example/""#), "{out}");
+        assert!(
+            out.contains("<title>Band Map — Europe’s metal bands</title>"),
+            "{out}"
+        );
+        assert!(
+            out.contains(r#"<link rel="canonical" href="https://m.example/?lang=en">"#),
+            "{out}"
+        );
+        assert!(
+            out.contains(r#"hreflang="fr" href="https://m.example/""#),
+            "{out}"
+        );
     }
 
     #[test]
@@ -229,6 +249,9 @@ mod tests {
         );
         assert!(english.contains("see the full map"), "{english}");
         assert!(english.contains(r#"lang="en""#), "{english}");
-        assert!(english.contains("href=\"https://m.example/?lang=en\""), "{english}");
+        assert!(
+            english.contains("href=\"https://m.example/?lang=en\""),
+            "{english}"
+        );
     }
 }
