@@ -47,7 +47,9 @@ pub struct TileProbe {
     /// The URL probed (`None`: nothing to probe, the answer is `fixed`).
     url: Option<String>,
     fixed: TileStatus,
-    client: Option<reqwest::Client>,
+    /// Built at the first probe, not with the router (a process without a TLS provider
+    /// must not fail at start for the map page's nicety).
+    client: std::sync::OnceLock<Option<reqwest::Client>>,
     last: Mutex<Option<(Instant, TileStatus)>>,
 }
 
@@ -76,30 +78,38 @@ impl TileProbe {
         } else {
             (probe_url(trimmed), TileStatus::Unknown)
         };
-        let client = url.as_ref().and_then(|_| {
-            reqwest::Client::builder()
-                .timeout(PROBE_TIMEOUT)
-                .connect_timeout(PROBE_TIMEOUT)
-                .user_agent(concat!(
-                    "bandmap/",
-                    env!("CARGO_PKG_VERSION"),
-                    " tile-probe"
-                ))
-                .build()
-                .ok()
-        });
         Self {
             url,
             fixed,
-            client,
+            client: std::sync::OnceLock::new(),
             last: Mutex::new(None),
         }
+    }
+
+    /// The probe's HTTP client, built at the first probe; none when the process has no TLS
+    /// provider installed (reqwest, built without one, would panic) or it cannot be built.
+    fn client(&self) -> Option<&reqwest::Client> {
+        self.client
+            .get_or_init(|| {
+                rustls::crypto::CryptoProvider::get_default()?;
+                reqwest::Client::builder()
+                    .timeout(PROBE_TIMEOUT)
+                    .connect_timeout(PROBE_TIMEOUT)
+                    .user_agent(concat!(
+                        "bandmap/",
+                        env!("CARGO_PKG_VERSION"),
+                        " tile-probe"
+                    ))
+                    .build()
+                    .ok()
+            })
+            .as_ref()
     }
 
     /// The status, probed again when the remembered one is too old. One probe at a time:
     /// concurrent callers wait for it.
     pub async fn status(&self) -> TileStatus {
-        let (Some(url), Some(client)) = (&self.url, &self.client) else {
+        let (Some(url), Some(client)) = (&self.url, self.client()) else {
             return self.fixed;
         };
         let mut last = self.last.lock().await;
