@@ -35,12 +35,14 @@ export function chooseLang(search, languages) {
   return 'fr';
 }
 
-const onAdmin = location.pathname.startsWith('/admin');
+// (Node imports words.js in a test: no location, no navigator there, French.)
+const here = globalThis.location ?? { pathname: '', search: '' };
+const onAdmin = here.pathname.startsWith('/admin');
 
 /** The page's language. */
-export const lang = onAdmin ? 'fr' : chooseLang(location.search, navigator.languages);
+export const lang = onAdmin ? 'fr' : chooseLang(here.search, globalThis.navigator?.languages);
 /** Whether the URL named the language (then the URL keeps naming it). */
-export const langInUrl = !onAdmin && langOf(new URLSearchParams(location.search).get('lang')) !== null;
+export const langInUrl = !onAdmin && langOf(new URLSearchParams(here.search).get('lang')) !== null;
 /** The locale for numbers and sorting. */
 export const LOCALE = LOCALES[lang];
 
@@ -89,4 +91,4 @@ function translateStatic() {
   if (!onAdmin && catalogue['map.title']) document.title = t('map.title');
 }
 
-if (!onAdmin) translateStatic();
+if (!onAdmin && globalThis.document) translateStatic();
