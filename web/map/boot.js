@@ -7,6 +7,35 @@
   'use strict';
   var CRITICAL = ['/vendor/leaflet/leaflet-src.esm.js', '/vendor/topojson-client/index.js', '/map/map.js'];
   var shown = {};
+  // This script reports that the page's files (the catalogues of web/map/i18n among them)
+  // did not load, so its few sentences are here, in both languages, chosen as i18n.js does.
+  var WORDS = {
+    fr: {
+      unreachable: ' (injoignable)',
+      missing: 'La carte ne peut pas démarrer : fichier absent du serveur — ',
+      admin: '. Si vous administrez ce serveur : lancez scripts/setup-web.sh puis recompilez bandmap.',
+      failed: 'La carte ne peut pas démarrer : {url} n’a pas pu être chargé.',
+      error: 'Erreur dans la page : '
+    },
+    en: {
+      unreachable: ' (unreachable)',
+      missing: 'The map cannot start: a file is missing on the server — ',
+      admin: '. If you run this server: run scripts/setup-web.sh, then rebuild bandmap.',
+      failed: 'The map cannot start: {url} could not be loaded.',
+      error: 'Error in the page: '
+    }
+  };
+  function pickLang() {
+    var m = /[?&]lang=(fr|en)\b/i.exec(location.search);
+    if (m) return m[1].toLowerCase();
+    var langs = navigator.languages || [navigator.language || ''];
+    for (var i = 0; i < langs.length; i++) {
+      var p = String(langs[i]).split('-')[0].toLowerCase();
+      if (p === 'fr' || p === 'en') return p;
+    }
+    return 'fr';
+  }
+  var W = WORDS[pickLang()];
 
   function say(text) {
     if (shown[text]) return;
@@ -26,13 +55,12 @@
     var checks = CRITICAL.map(function (url) {
       return fetch(url, { method: 'HEAD', cache: 'no-store' })
         .then(function (r) { return r.ok ? null : url + ' (HTTP ' + r.status + ')'; })
-        .catch(function () { return url + ' (injoignable)'; });
+        .catch(function () { return url + W.unreachable; });
     });
     Promise.all(checks).then(function (found) {
       var missing = found.filter(Boolean);
       if (missing.length) {
-        say('La carte ne peut pas démarrer : fichier absent du serveur — ' + missing.join(', ')
-          + '. Si vous administrez ce serveur : lancez scripts/setup-web.sh puis recompilez bandmap.');
+        say(W.missing + missing.join(', ') + W.admin);
       } else {
         say(fallback);
       }
@@ -45,15 +73,15 @@
       var url = el.src || el.href;
       // Tiles are optional (offline, blocked): the outline map stands in for them.
       if (el.tagName === 'IMG' && /leaflet-tile/.test(el.className)) return;
-      findMissing('La carte ne peut pas démarrer : ' + url + ' n’a pas pu être chargé.');
+      findMissing(W.failed.replace('{url}', url));
       return;
     }
-    if (e.message) say('Erreur dans la page : ' + e.message);
+    if (e.message) say(W.error + e.message);
   }, true);
 
   window.addEventListener('unhandledrejection', function (e) {
     var r = e.reason;
     if (r && r.name === 'AbortError') return;
-    say('Erreur dans la page : ' + (r && r.message ? r.message : String(r)));
+    say(W.error + (r && r.message ? r.message : String(r)));
   });
 })();

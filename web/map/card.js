@@ -7,6 +7,7 @@ import { state, updateUrl } from './state.js';
 import { initPath, clearPath, drawPath, fitPath, stepText } from './path.js';
 import { genreLabel, statusLabel, stepLabel, yearsActiveLabel } from './words.js';
 import { countryLabel } from './countries.js';
+import { t, tn, compare, withLang } from './i18n.js';
 
 const card = () => $('card');
 let cardCtrl = null;
@@ -61,7 +62,7 @@ export function closeCard() {
 function cardHeader(title) {
   return h('div', { class: 'card-head' },
     h('h2', { id: 'card-title' }, title),
-    h('button', { type: 'button', class: 'close', 'aria-label': 'Fermer la fiche', onclick: closeCard }, '×'));
+    h('button', { type: 'button', class: 'close', 'aria-label': t('map.card.close'), onclick: closeCard }, '×'));
 }
 
 function showCardShell() {
@@ -91,11 +92,11 @@ export function showStack(items) {
     if (!bands.has(p.ma_id)) bands.set(p.ma_id, { ...p, labels: [] });
     if (p.step_label) bands.get(p.ma_id).labels.push(p.step_label);
   }
-  const list = [...bands.values()].sort((a, b) => text(a.name).localeCompare(text(b.name), 'fr'));
+  const list = [...bands.values()].sort((a, b) => compare(text(a.name), text(b.name)));
   showCardShell();
   card().replaceChildren(
-    cardHeader(`${list.length} groupes à ${text(items[0].location_raw)}`),
-    h('ul', { class: 'band-list', 'aria-label': `Groupes à ${text(items[0].location_raw)}` }, list.map((p) => h('li', null,
+    cardHeader(tn('map.town.bands', list.length, { place: text(items[0].location_raw) })),
+    h('ul', { class: 'band-list', 'aria-label': t('map.town.list', { place: text(items[0].location_raw) }) }, list.map((p) => h('li', null,
       h('button', { type: 'button', onclick: () => openCard(p.ma_id, { back: { items, count: list.length, place: text(items[0].location_raw) } }), 'data-ma-id': p.ma_id },
         h('span', { class: 'name' }, text(p.name)),
         h('span', { class: 'muted' }, ` · ${text(p.genre)} · ${text(p.formed_year)}${p.labels.length ? ` · ${p.labels.map(stepLabel).join(', ')}` : ''}`))))),
@@ -121,27 +122,39 @@ export function showBandList(title, bands, note = null) {
   card().focus();
 }
 
+/** Any content under a title in the card panel (the list view, band-table.js); `focus`:
+ *  move the focus to the panel (not when it is only refreshed). */
+export function showPanel(title, children, { focus = true } = {}) {
+  if (cardCtrl) cardCtrl.abort();
+  clearPath();
+  backTo = null;
+  if (focus) showCardShell();
+  card().replaceChildren(cardHeader(title), ...children.filter(Boolean));
+  if (focus) card().focus();
+}
+
 function facts(b) {
   const row = (label, value) => [h('dt', null, label), h('dd', null, text(value))];
   return h('dl', null,
-    row('Genre', genreLabel(b.genre)), row('Pays', countryLabel(b.country)), row('Statut', statusLabel(b.status)), row('Formé en', b.formed_year),
-    row('Années d’activité', yearsActiveLabel(b.years_active)), row('Thèmes', b.themes), row('Label', b.label));
+    row(t('map.card.genre'), genreLabel(b.genre)), row(t('map.card.country'), countryLabel(b.country)), row(t('map.card.status'), statusLabel(b.status)),
+    row(t('map.card.formed'), b.formed_year), row(t('map.card.years_active'), yearsActiveLabel(b.years_active)),
+    row(t('map.card.themes'), b.themes), row(t('map.card.label'), b.label));
 }
 
 function stepItem(s) {
   const placed = Number.isFinite(num(s?.lat)) && Number.isFinite(num(s?.lon));
   return h('li', { class: placed ? 'placed' : 'unplaced', 'data-placed': String(placed) },
     // Issue 30: a region alone is no town to place; say so rather than "not found".
-    stepText(s), placed ? null : h('span', { class: 'unplaced-note' }, s?.region_only === true ? ' — région seulement' : ' — lieu non localisé'));
+    stepText(s), placed ? null : h('span', { class: 'unplaced-note' }, s?.region_only === true ? t('map.card.region_only') : t('map.card.unplaced')));
 }
 
 function stepsSection(steps) {
-  if (!steps.length) return [h('h3', null, 'Parcours'), h('p', { class: 'muted' }, 'Aucun lieu connu pour ce groupe.')];
+  if (!steps.length) return [h('h3', null, t('map.card.path')), h('p', { class: 'muted' }, t('map.card.no_place'))];
   const placed = steps.filter((s) => Number.isFinite(num(s?.lat)) && Number.isFinite(num(s?.lon))).length;
   return [
-    h('h3', null, `Parcours (${steps.length} étape${steps.length > 1 ? 's' : ''})`),
+    h('h3', null, tn('map.card.path_steps', steps.length)),
     h('ol', { class: 'steps' }, steps.map(stepItem)),
-    placed === 0 ? h('p', { class: 'muted', id: 'card-unplaced' }, 'Aucune étape n’a pu être placée sur la carte.') : null,
+    placed === 0 ? h('p', { class: 'muted', id: 'card-unplaced' }, t('map.card.none_placed')) : null,
   ];
 }
 
@@ -149,7 +162,18 @@ function stepsSection(steps) {
 function backButton() {
   if (!backTo) return null;
   const { items, count, place } = backTo;
-  return h('button', { type: 'button', class: 'card-back', id: 'card-back', onclick: () => showStack(items) }, `← Les ${count} groupes à ${place}`);
+  return h('button', { type: 'button', class: 'card-back', id: 'card-back', onclick: () => showStack(items) }, tn('map.card.back', count, { place }));
+}
+
+/** The band's page on this site (its steps, each placed one linking to its town page) and
+ *  its upstream page. (No town link here: a step's point may be a country's centre, which
+ *  has no town page, and the card does not know which.) */
+function pageLinks(b, url) {
+  const links = [
+    /^\d{1,18}$/.test(String(b.ma_id ?? '')) ? h('a', { href: withLang(`/band/${b.ma_id}`), id: 'card-band-page' }, t('map.card.band_page')) : null,
+    url ? h('a', { href: url, target: '_blank', rel: 'noopener noreferrer', class: 'upstream' }, t('map.card.upstream')) : null,
+  ].filter(Boolean);
+  return links.length ? h('p', { class: 'card-links' }, ...links) : null;
 }
 
 function renderCard(b, fit, minZoom, frame) {
@@ -161,9 +185,9 @@ function renderCard(b, fit, minZoom, frame) {
   // Absent parts are left out (replaceChildren writes a null as the text "null").
   card().replaceChildren(...[
     backButton(),
-    cardHeader(url ? h('a', { href: url, target: '_blank', rel: 'noopener noreferrer', title: 'Page du groupe sur l’encyclopédie' }, name) : name),
+    cardHeader(url ? h('a', { href: url, target: '_blank', rel: 'noopener noreferrer', title: t('map.card.upstream_title') }, name) : name),
     facts(b),
-    url ? h('p', null, h('a', { href: url, target: '_blank', rel: 'noopener noreferrer', class: 'upstream' }, 'Fiche sur l’encyclopédie ↗')) : null,
+    pageLinks(b, url),
     ...stepsSection(steps),
   ].filter(Boolean));
   const drawn = drawPath(steps);
@@ -187,12 +211,12 @@ export async function openCard(maId, { fit = true, minZoom = null, frame = false
   // error was shown raw).
   if (!/^\d{1,18}$/.test(String(maId))) {
     clearPath();
-    card().replaceChildren(cardHeader('Lien invalide'),
-      h('p', { class: 'error', role: 'alert', id: 'card-bad-link' }, `« ${String(maId).slice(0, 40)} » n’est pas un numéro de groupe : le lien est incomplet ou mal recopié.`));
+    card().replaceChildren(cardHeader(t('map.card.bad_link')),
+      h('p', { class: 'error', role: 'alert', id: 'card-bad-link' }, t('map.card.bad_link_text', { id: String(maId).slice(0, 40) })));
     card().focus();
     return;
   }
-  card().replaceChildren(...[backButton(), cardHeader('Chargement…')].filter(Boolean));
+  card().replaceChildren(...[backButton(), cardHeader(t('map.loading'))].filter(Boolean));
   try {
     const b = await getJson(`/api/bands/${encodeURIComponent(maId)}`, { signal: ctrl.signal });
     if (ctrl !== cardCtrl) return;
@@ -200,8 +224,8 @@ export async function openCard(maId, { fit = true, minZoom = null, frame = false
   } catch (e) {
     if (ctrl !== cardCtrl) return;
     clearPath();
-    card().replaceChildren(...[backButton(), cardHeader('Fiche indisponible'),
-      h('p', { class: 'error', role: 'alert' }, e.status === 404 ? 'Groupe inconnu.' : `La fiche n’a pas pu être chargée : ${e.message}.`)].filter(Boolean));
+    card().replaceChildren(...[backButton(), cardHeader(t('map.card.unavailable')),
+      h('p', { class: 'error', role: 'alert' }, e.status === 404 ? t('map.card.unknown') : t('map.card.failed', { error: e.message }))].filter(Boolean));
   }
   card().focus();
 }

@@ -9,6 +9,7 @@ import { showError, clearError } from './errors.js';
 import { markerIcon, accessibleMarker, clusterSize } from './markers.js';
 import { state, FILTERS } from './state.js';
 import { stepLabel } from './words.js';
+import { t, tn, fmt } from './i18n.js';
 import { ringGradient, familiesText, familyLabel, isFamily, FAMILY_NAMES } from './families.js';
 
 const SAME_PLACE_ZOOM = 17;
@@ -48,7 +49,7 @@ function addCluster(latlng, p) {
   // A cluster that only splits at zoom 17 may be one town: its list opens at once, with no
   // jump to zoom 17 over an empty street map (issue 29).
   const activate = () => (target >= SAME_PLACE_ZOOM ? openTownOrZoom(latlng, zoomIn) : zoomIn());
-  accessibleMarker(latlng, icon, `Groupe de ${count} points${mix ? ` (${mix})` : ''} : ${target >= SAME_PLACE_ZOOM ? 'liste' : 'zoomer'}`, activate, { count, kind: 'cluster', expansionZoom: target }).addTo(layer);
+  accessibleMarker(latlng, icon, t(target >= SAME_PLACE_ZOOM ? 'map.cluster.list' : 'map.cluster.zoom', { n: String(count), mix: mix ? ` (${mix})` : '' }), activate, { count, kind: 'cluster', expansionZoom: target }).addTo(layer);
 }
 
 /** The points of a cluster at `latlng` one by one (zoom 17 in a ~20 m box): when they share
@@ -80,14 +81,14 @@ function addStack(latlng, items) {
     const p = items[0];
     const fam = familyOf(p);
     const label = `${text(p.name)} — ${text(p.location_raw)}${p.step_label ? ` (${stepLabel(p.step_label)})` : ''}, ${familyLabel(fam)}`;
-    accessibleMarker(latlng, markerIcon(`bm-point fam-${fam}`, 16, ''), label, () => handlers.openBand(p.ma_id), { maId: p.ma_id, kind: 'point', family: fam })
+    accessibleMarker(latlng, markerIcon(`bm-point bm-hit fam-${fam}`, 24, ''), label, () => handlers.openBand(p.ma_id), { maId: p.ma_id, kind: 'point', family: fam })
       .addTo(layer);
     return;
   }
   const mix = {};
   for (const p of items) mix[familyOf(p)] = (mix[familyOf(p)] || 0) + 1;
   accessibleMarker(latlng, markerIcon('bm-point bm-stack bm-ring', 24, String(items.length), ringGradient(mix)),
-    `${items.length} groupes à ${text(items[0].location_raw)}`, () => handlers.openStack(items, latlng), { count: items.length, kind: 'stack' })
+    tn('map.town.bands', items.length, { place: text(items[0].location_raw) }), () => handlers.openStack(items, latlng), { count: items.length, kind: 'stack' })
     .addTo(layer);
 }
 
@@ -131,8 +132,8 @@ function render(fc) {
   const status = $('map-status');
   status.dataset.count = String(points);
   status.textContent = features.length
-    ? `${points.toLocaleString('fr-FR')} point(s) affiché(s)${clusters ? `, dont ${clusters} amas` : ''}${fc?.truncated ? ' (liste tronquée : zoomez)' : ''}.`
-    : 'Aucun groupe dans cette zone avec ces filtres.';
+    ? `${tn('map.status.points', points)}${clusters ? tn('map.status.clusters', clusters) : ''}${fc?.truncated ? t('map.status.truncated') : ''}.`
+    : t('map.status.none');
 }
 
 /** Loads the clusters of the current view; resolves once they are drawn (or failed). */
@@ -156,8 +157,8 @@ export async function loadClusters() {
     clearError('clusters');
   } catch (e) {
     if (ctrl !== loadCtrl || isAbort(e)) return;
-    $('map-status').textContent = 'Groupes non chargés.';
-    showError('clusters', `Les groupes n’ont pas pu être chargés : ${e.message}.`, () => loadClusters());
+    $('map-status').textContent = t('map.status.failed');
+    showError('clusters', t('map.err.clusters', { error: e.message }), () => loadClusters());
   } finally {
     if (ctrl === loadCtrl) $('map-status').removeAttribute('aria-busy');
   }

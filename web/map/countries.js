@@ -1,7 +1,9 @@
-// Country names in the page's words (French today), in one place. The catalogue keeps the
-// upstream's English names and ISO codes (the API, the URL and the filters send those); the
-// outline map's names are Natural Earth's English ones. A name not in these tables is shown
-// as written.
+// Country names in the page's language, in one place. The catalogue keeps the upstream's
+// English names and ISO codes (the API, the URL and the filters send those); the outline
+// map's names are Natural Earth's English ones. In English a code becomes the catalogue's
+// name and a name is shown as written; in French the tables below translate them. (These
+// names are data, not the page's sentences: they stay here rather than in the catalogue.)
+import { lang } from './i18n.js';
 
 /** Case and accents folded ("Norvège" → "norvege"). */
 const fold = (s) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
@@ -57,8 +59,10 @@ const OUTLINE = {
   Malaysia: 'Malaisie', Cuba: 'Cuba', Ecuador: 'Équateur', Paraguay: 'Paraguay', Uruguay: 'Uruguay',
 };
 
-const BY_CODE = new Map(CATALOGUE.map(([code, , fr]) => [code, fr]));
-const BY_NAME = new Map(CATALOGUE.map(([, en, fr]) => [en, fr]));
+const FRENCH = lang === 'fr';
+const BY_CODE = new Map(CATALOGUE.map(([code, en, fr]) => [code, FRENCH ? fr : en]));
+const BY_NAME = new Map(FRENCH ? CATALOGUE.map(([, en, fr]) => [en, fr]) : []);
+const BY_OUTLINE = FRENCH ? OUTLINE : {};
 // Everything a visitor may type for a country, folded (case and accents): its code, its
 // catalogue name, its French name → the code the API filters on.
 const TYPED = new Map(CATALOGUE.flatMap(([code, en, fr]) => [[fold(code), code], [fold(en), code], [fold(fr), code]]));
@@ -67,7 +71,7 @@ const TYPED = new Map(CATALOGUE.flatMap(([code, en, fr]) => [[fold(code), code],
 export function countryLabel(nameOrCode) {
   if (nameOrCode === null || nameOrCode === undefined || nameOrCode === '') return nameOrCode;
   const v = String(nameOrCode).trim();
-  return BY_CODE.get(v.toUpperCase()) ?? BY_NAME.get(v) ?? OUTLINE[v] ?? v;
+  return BY_CODE.get(v.toUpperCase()) ?? BY_NAME.get(v) ?? BY_OUTLINE[v] ?? v;
 }
 
 /** The code of what a visitor typed ("Norvège", "norway", "no"), or null when it names no

@@ -13,13 +13,14 @@ import { smallCountryPoints } from './small-countries.js';
 import { state, updateUrl, FILTERS, urlHasView } from './state.js';
 import { familyLabel } from './families.js';
 import { countryLabel } from './countries.js';
+import { t, tn, LOCALE } from './i18n.js';
 
 // Sequential classes, dark to bright (the theme's reds toward bone).
 const COLOURS = ['#4a1217', '#7d1a1f', '#b3202a', '#e0533d', '#f4a261'];
 const PANE = 'density';
-const fmt = (v, digits = 2) => Number(v).toLocaleString('fr-FR', { maximumFractionDigits: digits });
+const fmt = (v, digits = 2) => Number(v).toLocaleString(LOCALE, { maximumFractionDigits: digits });
 /** A density: three significant digits (0,0123; 1,23; 12,3; 123). */
-const fmtDensity = (v) => Number(v).toLocaleString('fr-FR', { maximumSignificantDigits: 3 });
+const fmtDensity = (v) => Number(v).toLocaleString(LOCALE, { maximumSignificantDigits: 3 });
 
 let map = null;
 let shapesLayer = null;
@@ -68,13 +69,13 @@ function tip(layer) {
   const f = layer.feature;
   const it = itemOf(f);
   const name = countryLabel(it?.country_code ?? it?.country ?? f.properties?.name ?? '');
-  if (!it) return h('span', null, h('strong', null, name), h('br'), 'Aucun groupe avec ces filtres');
+  if (!it) return h('span', null, h('strong', null, name), h('br'), t('map.density.none_here'));
   return h('span', null, h('strong', null, name), h('br'),
-    `${fmt(it.bands, 0)} groupe${it.bands > 1 ? 's' : ''}${counted.length ? ` (${familiesText()})` : ''}`,
-    it.population ? ` · ${fmt(it.population, 0)} habitants` : '', h('br'),
+    `${tn('map.bands', it.bands)}${counted.length ? ` (${familiesText()})` : ''}`,
+    it.population ? ` · ${t('map.density.people', { n: fmt(it.population, 0) })}` : '', h('br'),
     it.per_100k === null || it.per_100k === undefined
-      ? 'population inconnue'
-      : h('span', { class: 'figure' }, `${fmtDensity(it.per_100k)} pour 100 000 habitants`));
+      ? t('map.density.population_unknown')
+      : h('span', { class: 'figure' }, t('map.density.figure', { n: fmtDensity(it.per_100k) })));
 }
 
 function styleOf(feature) {
@@ -103,17 +104,17 @@ function legendBody() {
     sw.style.background = COLOURS[i]; // CSSOM, allowed by the CSP (no style attribute)
     const upper = classes[i + 1];
     const label = classes.length === 1 && ranked.length ? fmtDensity(ranked[0].per_100k)
-      : upper === undefined ? `${fmtDensity(b)} et plus` : `${fmtDensity(b)} – ${fmtDensity(upper)}`;
+      : upper === undefined ? t('map.density.and_more', { n: fmtDensity(b) }) : `${fmtDensity(b)} – ${fmtDensity(upper)}`;
     return h('li', null, sw, h('span', null, label));
   });
   // Absent parts are left out (replaceChildren would write a null as the text "null").
   box.replaceChildren(...[
-    h('p', { class: 'dens-title' }, 'Groupes pour 100 000 habitants'),
-    counted.length ? h('p', { class: 'dens-families', 'data-families': counted.join(',') }, `Familles : ${familiesText()}`) : null,
-    classes.length ? h('ul', { class: 'dens-classes' }, rows) : h('p', { class: 'muted' }, ranked.length || !items.size ? 'Aucun groupe avec ces filtres.' : 'Populations indisponibles sur ce serveur.'),
-    ranked.length ? h('ol', { class: 'dens-top', 'aria-label': 'Pays les plus denses' },
+    h('p', { class: 'dens-title' }, t('map.density.title')),
+    counted.length ? h('p', { class: 'dens-families', 'data-families': counted.join(',') }, t('map.density.families', { families: familiesText() })) : null,
+    classes.length ? h('ul', { class: 'dens-classes' }, rows) : h('p', { class: 'muted' }, ranked.length || !items.size ? t('map.density.none') : t('map.density.no_population')),
+    ranked.length ? h('ol', { class: 'dens-top', 'aria-label': t('map.density.top') },
       ranked.slice(0, 5).map((i) => h('li', null, `${countryLabel(i.country_code ?? i.country)} `, h('span', { class: 'figure' }, fmtDensity(i.per_100k))))) : null,
-    h('p', { class: 'dens-source muted' }, 'Populations : GeoNames'),
+    h('p', { class: 'dens-source muted' }, t('map.density.source')),
   ].filter(Boolean));
 }
 
@@ -165,7 +166,7 @@ function paint() {
   legendBody();
   const n = new Set(items.values()).size;
   const filtered = Object.keys(state.filters).length || counted.length;
-  $('map-status').textContent = `Densité : ${n} pays avec des groupes${filtered ? ' (filtres appliqués)' : ''}.`;
+  $('map-status').textContent = `${tn('map.density.status', n)}${filtered ? t('map.status.filtered') : ''}.`;
 }
 
 /** Loads the densities for the filters and repaints; resolves when done (or failed).
@@ -195,7 +196,7 @@ export async function loadDensity({ frame = false } = {}) {
     clearError('density');
   } catch (e) {
     if (mine !== ctrl || isAbort(e)) return;
-    showError('density', `La densité par pays n’a pas pu être chargée : ${e.message}.`, () => loadDensity());
+    showError('density', t('map.err.density', { error: e.message }), () => loadDensity());
   }
 }
 
@@ -238,8 +239,8 @@ const Toggle = L.Control.extend({
   options: { position: 'topright' },
   onAdd() {
     const box = h('div', { class: 'density-control' },
-      h('button', { type: 'button', id: 'density-toggle', class: 'density-toggle', 'aria-pressed': 'false', 'aria-controls': 'density-legend', title: 'Groupes pour 100 000 habitants, par pays', onclick: () => setMode(state.layer !== 'density') }, 'Densité'),
-      h('div', { id: 'density-legend', class: 'density-legend', role: 'region', 'aria-label': 'Légende de la densité', hidden: true }));
+      h('button', { type: 'button', id: 'density-toggle', class: 'density-toggle', 'aria-pressed': 'false', 'aria-controls': 'density-legend', title: t('map.density.toggle_title'), onclick: () => setMode(state.layer !== 'density') }, t('map.density.toggle')),
+      h('div', { id: 'density-legend', class: 'density-legend', role: 'region', 'aria-label': t('map.density.legend'), hidden: true }));
     L.DomEvent.disableClickPropagation(box);
     L.DomEvent.disableScrollPropagation(box);
     return box;

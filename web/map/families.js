@@ -3,19 +3,13 @@
 // the families the API sends (`breakdown=families`: `families` per cluster, `family` per
 // point) and asks for `family=` when the legend filters.
 
-/** API name → French label, in the server's order (the order of the legend and the rings). */
-export const FAMILIES = [
-  ['black', 'Black'],
-  ['death', 'Death'],
-  ['doom', 'Doom / stoner / sludge'],
-  ['thrash', 'Thrash / speed'],
-  ['heavy', 'Heavy / power'],
-  ['progressive', 'Progressif / avant-garde'],
-  ['folk', 'Folk / pagan / viking'],
-  ['gothic', 'Gothique / symphonique'],
-  ['grind', 'Grind / core'],
-  ['other', 'Autres'],
-];
+import { t } from './i18n.js';
+
+const NAMES = ['black', 'death', 'doom', 'thrash', 'heavy', 'progressive', 'folk', 'gothic', 'grind', 'other'];
+
+/** API name → label in the page's language (`map.family.<name>`), in the server's order
+ *  (the order of the legend and the rings). */
+export const FAMILIES = NAMES.map((f) => [f, t(`map.family.${f}`)]);
 
 export const FAMILY_NAMES = FAMILIES.map(([k]) => k);
 const LABELS = Object.fromEntries(FAMILIES);

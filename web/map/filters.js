@@ -3,6 +3,7 @@ import { $ } from '/lib/dom.js';
 import { FILTERS, state, setFilters, onFiltersChange } from './state.js';
 import { statusLabel } from './words.js';
 import { countryCode, countryLabel } from './countries.js';
+import { t } from './i18n.js';
 
 const form = () => $('filters-form');
 
@@ -31,10 +32,10 @@ function submit(e) {
   // names; any other text is sent as typed.
   if (next.country) next.country = countryCode(next.country) ?? next.country;
   for (const k of ['year_min', 'year_max']) {
-    if (next[k] !== undefined && !/^\d{1,4}$/.test(next[k])) return fail('Les années doivent être des nombres entiers.', k);
+    if (next[k] !== undefined && !/^\d{1,4}$/.test(next[k])) return fail(t('map.f.err_years'), k);
   }
   if (next.year_min && next.year_max && Number(next.year_min) > Number(next.year_max)) {
-    return fail('« Formé après » doit être inférieur ou égal à « Formé avant ».');
+    return fail(t('map.f.err_order'));
   }
   $('filters-error').hidden = true;
   setFilters(next);

@@ -14,6 +14,7 @@ import { FAMILY_NAMES, familiesText } from './families.js';
 import { bboxParam } from './clusters.js';
 import { showBandList } from './card.js';
 import { clusterSize } from './markers.js';
+import { t, tn } from './i18n.js';
 
 const PANE = 'flows';
 const LIMIT = 50;
@@ -27,10 +28,10 @@ let ctrl = null;
 let shown = null; // { query, answer } drawn now
 
 /** The name of a place: its town, or its largest town "et alentours". */
-export const placeName = (p) => (p?.label ? String(p.label) : p?.main ? `${p.main} et alentours` : 'lieu inconnu');
-const groupes = (n) => `${Number(n).toLocaleString('fr-FR')} groupe${Number(n) > 1 ? 's' : ''}`;
+export const placeName = (p) => (p?.label ? String(p.label) : p?.main ? t('map.flows.around', { place: p.main }) : t('map.flows.unknown_place'));
+const groupes = (n) => tn('map.bands', Number(n));
 /** "Bergen → Oslo : 3 groupes". */
-export const flowText = (from, to, count) => `${placeName(from)} → ${placeName(to)} : ${groupes(count)}`;
+export const flowText = (from, to, count) => t('map.flows.flow', { from: placeName(from), to: placeName(to), bands: groupes(count) });
 
 function dominant(families) {
   let best = 'other';
@@ -120,14 +121,14 @@ function panel() {
   const places = Array.isArray(answer.places) ? answer.places : [];
   const other = answer.other || { flows: 0, count: 0 };
   box.replaceChildren(...[
-    h('p', { class: 'flows-title' }, 'Parcours des groupes'),
+    h('p', { class: 'flows-title' }, t('map.flows.title')),
     h('p', { id: 'flows-summary', 'data-flows': flows.length, 'data-total': answer.total }, flows.length
-      ? `${flows.length} flux dessinés, ${groupes(answer.total - (Number(other.count) || 0))}`
-      : 'Aucun déplacement dans cette vue avec ces filtres.'),
-    other.flows > 0 ? h('p', { class: 'muted', id: 'flows-other' }, `Autres : ${other.flows} flux plus petits, ${groupes(other.count)}`) : null,
-    flows.length ? h('ol', { class: 'flows-top', 'aria-label': 'Plus grands parcours' }, flows.slice(0, LISTED).map((f) => h('li', null,
+      ? tn('map.flows.summary', flows.length, { bands: groupes(answer.total - (Number(other.count) || 0)) })
+      : t('map.flows.none')),
+    other.flows > 0 ? h('p', { class: 'muted', id: 'flows-other' }, tn('map.flows.other', other.flows, { bands: groupes(other.count) })) : null,
+    flows.length ? h('ol', { class: 'flows-top', 'aria-label': t('map.flows.top') }, flows.slice(0, LISTED).map((f) => h('li', null,
       h('button', { type: 'button', class: 'flow-item', onclick: () => openFlow(f) }, flowText(places[f.from], places[f.to], f.count))))) : null,
-    h('p', { class: 'muted flows-hint' }, 'Survoler une flèche : son trajet ; cliquer : ses groupes.'),
+    h('p', { class: 'muted flows-hint' }, t('map.flows.hint')),
   ].filter(Boolean));
 }
 
@@ -158,7 +159,7 @@ export async function loadFlows() {
     clearError('flows');
   } catch (e) {
     if (mine !== ctrl || isAbort(e)) return;
-    showError('flows', `Les parcours n’ont pas pu être chargés : ${e.message}.`, () => loadFlows());
+    showError('flows', t('map.err.flows', { error: e.message }), () => loadFlows());
   }
 }
 
@@ -176,10 +177,10 @@ async function openFlow(f) {
   try {
     const body = await getJson(`/api/flows/bands?${q}`);
     const items = Array.isArray(body?.items) ? body.items : [];
-    const more = Number(body?.bands) > items.length ? `Les ${items.length} premiers groupes sur ${body.bands}.` : null;
+    const more = Number(body?.bands) > items.length ? t('map.flows.first', { n: items.length, total: body.bands }) : null;
     showBandList(title, items, more);
   } catch (e) {
-    showError('flows', `Les groupes de ce parcours n’ont pas pu être chargés : ${e.message}.`, () => openFlow(f));
+    showError('flows', t('map.err.flow_bands', { error: e.message }), () => openFlow(f));
   }
 }
 
@@ -214,12 +215,12 @@ export async function showTownFlows(latlng) {
     const rows = flows.filter((f) => pick(f) === here);
     return [h('h4', null, label), rows.length
       ? h('ul', { class: 'town-flow-list', id }, rows.map((f) => h('li', null, `${placeName(places[other(f)])} `, h('span', { class: 'muted' }, `(${groupes(f.count)})`))))
-      : h('p', { class: 'muted', id }, 'aucun')];
+      : h('p', { class: 'muted', id }, t('map.flows.no_town_flow'))];
   };
-  card.append(h('section', { class: 'town-flows', 'aria-label': 'Parcours des groupes de ce lieu' },
-    h('h3', null, 'Parcours'),
-    ...list((f) => f.to, (f) => f.from, 'Arrivés de', 'town-arrivals'),
-    ...list((f) => f.from, (f) => f.to, 'Partis vers', 'town-departures')));
+  card.append(h('section', { class: 'town-flows', 'aria-label': t('map.flows.town_label') },
+    h('h3', null, t('map.flows.toggle')),
+    ...list((f) => f.to, (f) => f.from, t('map.flows.arrived_from'), 'town-arrivals'),
+    ...list((f) => f.from, (f) => f.to, t('map.flows.left_for'), 'town-departures')));
 }
 
 function setShown(on) {
@@ -243,8 +244,8 @@ const Toggle = L.Control.extend({
   options: { position: 'topright' },
   onAdd() {
     const box = h('div', { class: 'flows-control' },
-      h('button', { type: 'button', id: 'flows-toggle', class: 'flows-toggle', 'aria-pressed': 'false', 'aria-controls': 'flows-legend', title: 'Où les groupes sont allés : leurs étapes successives, de lieu en lieu', onclick: () => setShown(!state.flows) }, 'Parcours'),
-      h('div', { id: 'flows-legend', class: 'flows-legend', role: 'region', 'aria-label': 'Parcours des groupes', hidden: true }));
+      h('button', { type: 'button', id: 'flows-toggle', class: 'flows-toggle', 'aria-pressed': 'false', 'aria-controls': 'flows-legend', title: t('map.flows.toggle_title'), onclick: () => setShown(!state.flows) }, t('map.flows.toggle')),
+      h('div', { id: 'flows-legend', class: 'flows-legend', role: 'region', 'aria-label': t('map.flows.title'), hidden: true }));
     L.DomEvent.disableClickPropagation(box);
     L.DomEvent.disableScrollPropagation(box);
     return box;

@@ -6,6 +6,7 @@ import * as L from '/vendor/leaflet/leaflet-src.esm.js';
 import { h } from '/lib/dom.js';
 import { FAMILIES } from './families.js';
 import { state, setFamilies } from './state.js';
+import { t, fmt } from './i18n.js';
 
 function swatch(child) {
   return h('span', { class: 'swatch', 'aria-hidden': 'true' }, child);
@@ -13,12 +14,12 @@ function swatch(child) {
 
 function entries() {
   return [
-    [swatch(h('span', { class: 'bm-marker bm-cluster bm-ring sw-ring size-s' })), 'Amas : anneau des familles (cliquer : zoomer)'],
-    [swatch(h('span', { class: 'bm-marker bm-point fam-other' })), 'Un groupe (couleur de sa famille)'],
-    [swatch(h('span', { class: 'bm-marker bm-point bm-stack' })), 'Plusieurs groupes au même lieu'],
-    [swatch(h('span', { class: 'sw-line' })), 'Parcours du groupe ouvert'],
-    [swatch(h('span', { class: 'bm-step bm-step-start sw-step' }, '1')), 'Son départ (étapes numérotées)'],
-    [swatch(h('span', { class: 'sw-land' })), 'Pays (Natural Earth)'],
+    [swatch(h('span', { class: 'bm-marker bm-cluster bm-ring sw-ring size-s' })), t('map.legend.cluster')],
+    [swatch(h('span', { class: 'bm-marker bm-point fam-other' })), t('map.legend.point')],
+    [swatch(h('span', { class: 'bm-marker bm-point bm-stack' })), t('map.legend.stack')],
+    [swatch(h('span', { class: 'sw-line' })), t('map.legend.path')],
+    [swatch(h('span', { class: 'bm-step bm-step-start sw-step' }, '1')), t('map.legend.start')],
+    [swatch(h('span', { class: 'sw-land' })), t('map.legend.land')],
   ];
 }
 
@@ -47,7 +48,7 @@ function familyList() {
   const items = FAMILIES.map(([f, label]) => {
     const b = h('button', {
       type: 'button', class: 'fam-button', 'data-family': f, 'aria-pressed': 'false',
-      title: `Ne montrer que (ou ajouter) : ${label}`, onclick: () => toggle(f),
+      title: t('map.legend.family_title', { family: label }), onclick: () => toggle(f),
     },
     h('span', { class: `fam-dot fam-${f}`, 'aria-hidden': 'true' }),
     h('span', { class: 'fam-label' }, label),
@@ -58,10 +59,10 @@ function familyList() {
   allButton = h('button', {
     type: 'button', class: 'fam-all', id: 'families-all', 'aria-pressed': 'true',
     onclick: () => { setFamilies([]); paint(); },
-  }, 'Toutes les familles');
+  }, t('map.legend.all_families'));
   return h('div', { class: 'families', role: 'group', 'aria-labelledby': 'families-title' },
-    h('p', { id: 'families-title', class: 'fam-title' }, 'Familles de genre'),
-    h('p', { class: 'fam-hint muted' }, 'Cliquer : filtrer la carte'),
+    h('p', { id: 'families-title', class: 'fam-title' }, t('map.legend.families')),
+    h('p', { class: 'fam-hint muted' }, t('map.legend.hint')),
     h('ul', { id: 'families' }, items),
     allButton);
 }
@@ -72,7 +73,7 @@ export function showFamilyCounts(counts) {
     const n = Number(counts?.[f]) || 0;
     const c = b.querySelector('.fam-count');
     c.dataset.count = String(n);
-    c.textContent = n.toLocaleString('fr-FR');
+    c.textContent = fmt(n);
   }
 }
 
@@ -81,7 +82,7 @@ const Legend = L.Control.extend({
   onAdd() {
     const narrow = window.matchMedia('(max-width: 760px)').matches;
     const box = h('details', { class: 'legend', id: 'legend', open: !narrow },
-      h('summary', null, 'Légende'),
+      h('summary', null, t('map.legend.title')),
       familyList(),
       h('ul', null, entries().map(([mark, label]) => h('li', null, mark, h('span', null, label)))));
     L.DomEvent.disableClickPropagation(box);

@@ -14,13 +14,19 @@ import { initSearch } from './search.js';
 import { addLegend, showFamilyCounts } from './legend.js';
 import { initTimeline } from './timeline.js';
 import { debounce } from '/lib/dom.js';
+import { t } from './i18n.js';
+import { initBandTable } from './band-table.js';
+import { initLangSwitch } from './lang-switch.js';
 
 const MOVE_DEBOUNCE_MS = 250;
 // OpenStreetMap is credited once one of its tiles is shown (issue 29: offline it was
 // credited for nothing); places and outlines are always ours to credit.
 const TILES_ATTRIBUTION = '© <a href="https://www.openstreetmap.org/copyright">OpenStreetMap contributors</a>';
-const ATTRIBUTION = 'Lieux : <a href="https://www.geonames.org/">GeoNames (CC BY 4.0)</a> · '
-  + 'Contours : <a href="https://www.naturalearthdata.com/">Natural Earth</a>';
+const ATTRIBUTION = `${t('map.credit.places')} <a href="https://www.geonames.org/">GeoNames (CC BY 4.0)</a> · `
+  + `${t('map.credit.outlines')} <a href="https://www.naturalearthdata.com/">Natural Earth</a>`;
+// Asked before any tile: whether the tile server answers (crates/api/src/tile_probe.rs). An
+// offline page then asks for no tile at all, so it logs no failed request (issue 28).
+const TILES_STATUS_URL = '/map/tiles-status.json';
 // Tiles failing this many times in a row with none ever loaded: the tile server is out of
 // reach (offline); the layer is removed instead of asking again at every pan (20–30
 // console errors per pan before).
@@ -34,13 +40,40 @@ function tileUrl() {
   return /^(https?:)?\/\//.test(t) || t.startsWith('/') ? t : null;
 }
 
+/** What the server knows of the tile server: reachable, unreachable, none or unknown (a
+ *  static host, an error: the page then finds out from the tiles themselves). */
+async function tilesStatus() {
+  try {
+    const res = await fetch(TILES_STATUS_URL, { headers: { Accept: 'application/json' } });
+    const body = res.ok ? await res.json() : null;
+    return ['reachable', 'unreachable', 'none'].includes(body?.tiles) ? body.tiles : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Offline: the map is the outline map; said once, quietly (a polite status line). */
+function sayTilesOffline(container) {
+  container.dataset.tiles = 'unreachable';
+  const note = $('tiles-note');
+  if (!note || note.textContent) return;
+  note.textContent = t('map.tiles_offline');
+  note.hidden = false;
+}
+
 /** Tiles on top of the outline map; while none has loaded, the container says so
  *  (map.css keeps the outline map as the look, nothing looks broken). */
-function addTiles(map) {
+async function addTiles(map) {
   const url = tileUrl();
   const container = map.getContainer();
   container.classList.add('tiles-off');
   if (!url) return;
+  const status = await tilesStatus();
+  if (status === 'none') return;
+  if (status === 'unreachable') {
+    sayTilesOffline(container);
+    return;
+  }
   const tiles = L.tileLayer(url, { maxZoom: 19, crossOrigin: true, className: 'bm-tiles' });
   let loaded = false;
   let failures = 0;
@@ -53,7 +86,7 @@ function addTiles(map) {
   tiles.on('tileerror', () => {
     failures += 1;
     if (!loaded && failures === TILE_FAILURES_BEFORE_GIVING_UP) {
-      container.dataset.tiles = 'unreachable';
+      sayTilesOffline(container);
       // Not from inside the layer's own event (and not tiles.off(): Leaflet unhooks the
       // layer from the map through the layer's own "remove" event).
       setTimeout(() => map.removeLayer(tiles), 0);
@@ -89,11 +122,13 @@ function start() {
   initDensity(map, setClustersShown);
   initFlows(map);
   initTowns(map, { openTown: openStack, bbox: bboxParam });
+  initBandTable(map, { openBand: openCard, bbox: bboxParam });
   initCard(map);
   addLegend(map);
   initFilters();
   initSearch(openCard);
   initTimeline();
+  initLangSwitch();
   const reload = debounce(() => Promise.all([loadClusters(), loadFlows(), loadTowns()]), MOVE_DEBOUNCE_MS);
   map.on('moveend', () => {
     updateUrl();

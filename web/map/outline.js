@@ -8,6 +8,7 @@ import polylabel from '/vendor/polylabel/polylabel.js';
 import { getJson } from '/lib/http.js';
 import { h } from '/lib/dom.js';
 import { showError, clearError } from './errors.js';
+import { t } from './i18n.js';
 import { countryLabel } from './countries.js';
 
 const DATA_URL = '/vendor/world-atlas/countries-110m.json';
@@ -207,6 +208,6 @@ export async function addOutline(map) {
     document.fonts?.ready.then(() => placeLabels(map, labels, layer, true));
     clearError('outline');
   } catch (e) {
-    showError('outline', `Le fond de carte hors ligne (contours des pays) n’a pas pu être chargé : ${e.message}.`);
+    showError('outline', t('map.err.outline', { error: e.message }));
   }
 }

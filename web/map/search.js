@@ -4,6 +4,7 @@
 import { getJson, isAbort } from '/lib/http.js';
 import { $, h, text, debounce } from '/lib/dom.js';
 import { countryLabel } from './countries.js';
+import { t } from './i18n.js';
 
 const DEBOUNCE_MS = 200;
 const MIN_CHARS = 2;
@@ -69,11 +70,11 @@ async function run() {
     items = Array.isArray(data) ? data : Array.isArray(data?.items) ? data.items : [];
     active = -1;
     input().removeAttribute('aria-activedescendant');
-    show(items.length ? items.map(option) : [h('li', { class: 'none', role: 'presentation' }, 'Aucun groupe trouvé.')]);
+    show(items.length ? items.map(option) : [h('li', { class: 'none', role: 'presentation' }, t('map.search.none'))]);
   } catch (e) {
     if (mine !== ctrl || isAbort(e)) return;
     items = [];
-    show([h('li', { class: 'none', role: 'alert' }, `Recherche impossible : ${e.message}.`)]);
+    show([h('li', { class: 'none', role: 'alert' }, t('map.search.failed', { error: e.message }))]);
   }
 }
 

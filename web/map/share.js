@@ -3,11 +3,13 @@
 // Loaded by the server beside map.js (crates/api/src/pages/map_page.rs); reads the view
 // from the page URL, which state.js keeps current.
 
+import { t, lang } from './i18n.js';
+
 const CONTROLS = [
-  ['search', 'Recherche', false],
-  ['filters', 'Filtres', false],
-  ['timeline', 'Chronologie', false],
-  ['legend', 'Légende', true],
+  ['search', t('map.share.search'), false],
+  ['filters', t('map.filters'), false],
+  ['timeline', t('map.share.timeline'), false],
+  ['legend', t('map.legend.title'), true],
 ];
 
 function origin() {
@@ -19,6 +21,8 @@ function origin() {
 export function embedUrl(choices) {
   const q = new URLSearchParams(location.search);
   q.delete('band');
+  // The embed speaks the language of the page it was made on (the blog's, presumably).
+  q.set('lang', lang);
   for (const [name, , fallback] of CONTROLS) {
     q.delete(name);
     if (choices[name] !== fallback) q.set(name, choices[name] ? '1' : '0');
@@ -33,7 +37,7 @@ function escapeAttr(text) {
 
 /** The snippet to paste into another page. */
 export function snippet(choices, height) {
-  return `<iframe src="${escapeAttr(embedUrl(choices))}" title="Band Map — carte des groupes de metal" `
+  return `<iframe src="${escapeAttr(embedUrl(choices))}" title="${escapeAttr(t('map.share.iframe_title'))}" `
     + `width="100%" height="${height}" style="border:0" loading="lazy" allow="fullscreen"></iframe>`;
 }
 
@@ -47,7 +51,7 @@ function el(tag, attrs = {}, ...children) {
 function build() {
   const bar = document.querySelector('header.bar');
   if (!bar || document.getElementById('share-open')) return;
-  const open = el('button', { type: 'button', id: 'share-open', class: 'share-open', 'aria-haspopup': 'dialog' }, 'Intégrer');
+  const open = el('button', { type: 'button', id: 'share-open', class: 'share-open', 'aria-haspopup': 'dialog' }, t('map.share.open'));
   const code = el('textarea', { id: 'share-code', readonly: '', rows: '4', spellcheck: 'false' });
   const boxes = CONTROLS.map(([name, label, fallback]) => {
     const input = el('input', { type: 'checkbox', id: `share-${name}`, name });
@@ -55,16 +59,16 @@ function build() {
     return { name, input, label: el('label', { for: `share-${name}` }, label) };
   });
   const height = el('input', { type: 'number', id: 'share-height', min: '240', max: '1200', step: '10', value: '480', inputmode: 'numeric' });
-  const copy = el('button', { type: 'button', class: 'primary', id: 'share-copy' }, 'Copier');
-  const close = el('button', { type: 'button', id: 'share-close' }, 'Fermer');
+  const copy = el('button', { type: 'button', class: 'primary', id: 'share-copy' }, t('map.share.copy'));
+  const close = el('button', { type: 'button', id: 'share-close' }, t('map.share.close'));
   const said = el('p', { class: 'share-said', role: 'status', 'aria-live': 'polite' });
   const dialog = el('dialog', { id: 'share-dialog', class: 'share-dialog', 'aria-labelledby': 'share-title' },
-    el('h2', { id: 'share-title' }, 'Intégrer cette carte'),
-    el('p', {}, 'Collez ce code dans votre page : la carte s’y affiche à la vue et avec les filtres actuels.'),
-    el('fieldset', {}, el('legend', {}, 'Contrôles affichés'),
+    el('h2', { id: 'share-title' }, t('map.share.title')),
+    el('p', {}, t('map.share.intro')),
+    el('fieldset', {}, el('legend', {}, t('map.share.controls')),
       ...boxes.map((b) => el('span', { class: 'share-choice' }, b.input, ' ', b.label))),
-    el('p', {}, el('label', { for: 'share-height' }, 'Hauteur (px) '), height),
-    el('label', { for: 'share-code', class: 'sr-only' }, 'Code à copier'),
+    el('p', {}, el('label', { for: 'share-height' }, t('map.share.height')), height),
+    el('label', { for: 'share-code', class: 'sr-only' }, t('map.share.code')),
     code,
     el('div', { class: 'actions' }, copy, close),
     said);
@@ -86,9 +90,9 @@ function build() {
     code.select();
     try {
       await navigator.clipboard.writeText(code.value);
-      said.textContent = 'Code copié.';
+      said.textContent = t('map.share.copied');
     } catch {
-      said.textContent = 'Sélectionné : copiez avec Ctrl+C.';
+      said.textContent = t('map.share.select');
     }
   });
   const toggle = bar.querySelector('.filters-toggle');

@@ -1,7 +1,8 @@
 // The page state that a shared link carries: view, filters, open band.
-// /?lat=..&lon=..&z=..&genre=..&country=..&status=..&year_min=..&year_max=..&family=black,doom&layer=density&flows=1&band=<ma_id>
+// /?lat=..&lon=..&z=..&genre=..&country=..&status=..&year_min=..&year_max=..&family=black,doom&layer=density&flows=1&band=<ma_id>&lang=en
 import { num } from '/lib/dom.js';
 import { parseFamilies } from './families.js';
+import { lang, langInUrl } from './i18n.js';
 
 export const FILTERS = ['genre', 'country', 'status', 'year_min', 'year_max'];
 export const DEFAULT_VIEW = { lat: 52, lon: 12, zoom: 4 };
@@ -44,6 +45,8 @@ export function updateUrl() {
   if (state.layer) p.set('layer', state.layer);
   if (state.flows) p.set('flows', '1');
   if (state.openBand) p.set('band', state.openBand);
+  // The language stays in the URL once named there, and English always: a shared link keeps it.
+  if (langInUrl || lang !== 'fr') p.set('lang', lang);
   history.replaceState(null, '', `${location.pathname}?${p.toString()}`);
 }
 

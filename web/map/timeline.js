@@ -4,6 +4,7 @@
 // before 1970, or without a known year, are then kept).
 import { $, debounce } from '/lib/dom.js';
 import { state, setFilters, onFiltersChange } from './state.js';
+import { t } from './i18n.js';
 
 export const FIRST_YEAR = 1970;
 export const LAST_YEAR = new Date().getFullYear();
@@ -22,10 +23,10 @@ function clampYear(v, fallback) {
 
 /** The years shown, `null` for no bound. */
 function label(a, b) {
-  if (a === null && b === null) return 'Toutes les années';
-  if (a === null) return `Formés jusqu’en ${b}`;
-  if (b === null) return `Formés depuis ${a}`;
-  return a === b ? `Formés en ${a}` : `Formés de ${a} à ${b}`;
+  if (a === null && b === null) return t('map.timeline.all');
+  if (a === null) return t('map.timeline.upto', { year: b });
+  if (b === null) return t('map.timeline.since', { year: a });
+  return a === b ? t('map.timeline.in', { year: a }) : t('map.timeline.range', { from: a, to: b });
 }
 
 function sliderBounds() {
@@ -72,7 +73,7 @@ function setPlaying(on) {
   playing = on;
   const button = $('timeline-play');
   button.setAttribute('aria-pressed', String(on));
-  button.setAttribute('aria-label', on ? 'Arrêter l’animation' : 'Animer année par année');
+  button.setAttribute('aria-label', on ? t('map.timeline.stop') : t('map.timeline.play'));
   button.textContent = on ? '❚❚' : '▶';
 }
 

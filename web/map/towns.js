@@ -14,6 +14,7 @@ import * as L from '/vendor/leaflet/leaflet-src.esm.js';
 import { getJson, isAbort } from '/lib/http.js';
 import { $, h } from '/lib/dom.js';
 import { state, FILTERS } from './state.js';
+import { t, fmt, compare } from './i18n.js';
 
 const LABEL_ZOOM = 6;
 const MAX_LABELS = 60;
@@ -50,8 +51,8 @@ export function groupTowns(features) {
     latlng: t.latlng,
     items: t.items,
     bands: t.ids.size,
-    name: [...t.names].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0], 'fr'))[0]?.[0] ?? '—',
-  })).sort((a, b) => b.bands - a.bands || a.name.localeCompare(b.name, 'fr'));
+    name: [...t.names].sort((a, b) => b[1] - a[1] || compare(a[0], b[0]))[0]?.[0] ?? '—',
+  })).sort((a, b) => b.bands - a.bands || compare(a.name, b.name));
 }
 
 function drawLabels(towns) {
@@ -83,23 +84,23 @@ function renderList(towns, truncated) {
   }
   box.hidden = false;
   if (towns === null) {
-    box.replaceChildren(h('p', { class: 'muted' }, 'Chargement…'));
+    box.replaceChildren(h('p', { class: 'muted' }, t('map.loading')));
     return;
   }
-  const title = h('p', { class: 'towns-title' }, 'Villes de la vue, par groupes');
+  const title = h('p', { class: 'towns-title' }, t('map.towns.title'));
   if (truncated) {
-    box.replaceChildren(title, h('p', { class: 'muted', id: 'towns-note' }, 'Trop de groupes dans la vue pour classer les villes : zoomez ou filtrez.'));
+    box.replaceChildren(title, h('p', { class: 'muted', id: 'towns-note' }, t('map.towns.too_many')));
     return;
   }
   if (!towns.length) {
-    box.replaceChildren(title, h('p', { class: 'muted', id: 'towns-note' }, 'Aucun groupe dans cette zone avec ces filtres.'));
+    box.replaceChildren(title, h('p', { class: 'muted', id: 'towns-note' }, t('map.status.none')));
     return;
   }
-  box.replaceChildren(title, h('ol', { id: 'towns-top', 'aria-label': 'Villes qui ont le plus de groupes' },
+  box.replaceChildren(title, h('ol', { id: 'towns-top', 'aria-label': t('map.towns.top') },
     towns.slice(0, TOP).map((t) => h('li', null, h('button', {
       type: 'button', class: 'town', 'data-town': t.name, 'data-bands': String(t.bands),
       onclick: () => onOpenTown(t.items, t.latlng),
-    }, h('span', { class: 'town-name' }, t.name), h('span', { class: 'figure' }, ` ${t.bands.toLocaleString('fr-FR')}`))))));
+    }, h('span', { class: 'town-name' }, t.name), h('span', { class: 'figure' }, ` ${fmt(t.bands)}`))))));
 }
 
 /** Reloads the labels and the ranking for the view; resolves when drawn (or failed). */
@@ -128,7 +129,7 @@ export async function loadTowns() {
     if (mine !== ctrl || isAbort(e)) return;
     layer.clearLayers();
     // The clusters' own error banner says the server failed; the panel says it briefly.
-    if (open) $('towns-panel')?.replaceChildren(h('p', { class: 'muted' }, `Villes non chargées : ${e.message}.`));
+    if (open) $('towns-panel')?.replaceChildren(h('p', { class: 'muted' }, t('map.towns.failed', { error: e.message })));
   }
 }
 
@@ -143,8 +144,8 @@ const Control = L.Control.extend({
   options: { position: 'topright' },
   onAdd() {
     const box = h('div', { class: 'towns-control' },
-      h('button', { type: 'button', id: 'towns-toggle', class: 'towns-toggle', 'aria-pressed': 'false', 'aria-controls': 'towns-panel', title: 'Les villes de la vue qui ont le plus de groupes', onclick: toggle }, 'Villes'),
-      h('div', { id: 'towns-panel', class: 'towns-panel', role: 'region', 'aria-label': 'Villes de la vue', hidden: true }));
+      h('button', { type: 'button', id: 'towns-toggle', class: 'towns-toggle', 'aria-pressed': 'false', 'aria-controls': 'towns-panel', title: t('map.towns.toggle_title'), onclick: toggle }, t('map.towns.toggle')),
+      h('div', { id: 'towns-panel', class: 'towns-panel', role: 'region', 'aria-label': t('map.towns.label'), hidden: true }));
     L.DomEvent.disableClickPropagation(box);
     L.DomEvent.disableScrollPropagation(box);
     return box;

@@ -1,19 +1,14 @@
 // The public map's words for the catalogue's English values (band status, step labels,
-// years active), in one place: the page's wording is French today; another language
-// replaces these tables. The raw value stays in the data (URL, filters, API).
+// years active), in the page's language (i18n.js; the admin console, which imports
+// stepLabel, is French). The raw value stays in the data (URL, filters, API).
+import { t } from './i18n.js';
 
-const STATUS = {
-  active: 'En activité',
-  'split-up': 'Séparé',
-  'on hold': 'En pause',
-  'changed name': 'A changé de nom',
-  unknown: 'Inconnu',
-  disputed: 'Contesté',
-};
+const STATUS_KEYS = ['active', 'split-up', 'on hold', 'changed name', 'unknown', 'disputed'];
+const STATUS = Object.fromEntries(STATUS_KEYS.map((k) => [k, t(`map.band_status.${k.replace(' ', '_')}`)]));
 
 // Step labels written by the location parser (crates/location/src/marker.rs): periods,
 // combined with "/" ("early/mid"), or year spans ("1990-1995", kept as they are).
-const PERIOD = { early: 'débuts', mid: 'milieu', later: 'plus tard', origin: 'origine' };
+const PERIOD = Object.fromEntries(['early', 'mid', 'later', 'origin'].map((k) => [k, t(`map.period.${k}`)]));
 
 /** "Split-up" → "Séparé"; an unknown status is shown as written. */
 export function statusLabel(s) {
@@ -32,9 +27,9 @@ export function yearsActiveLabel(v) {
   if (v === null || v === undefined || v === '') return v;
   return String(v).split(',').map((span) => span.trim()
     .replace(/\s*-\s*/g, ' – ')
-    .replace(/\bpresent\b/gi, 'aujourd’hui')
-    .replace(/\?/g, 'date inconnue')
-    .replace(/\(([^)]*)\)/g, (_, name) => `(sous le nom ${name})`)).join(', ');
+    .replace(/\bpresent\b/gi, t('map.years.present'))
+    .replace(/\?/g, t('map.years.unknown'))
+    .replace(/\(([^)]*)\)/g, (_, name) => `(${t('map.years.as', { name })})`)).join(', ');
 }
 
 /** "Death Metal (early); Black Metal (mid)" → "Death Metal (débuts) ; Black Metal (milieu)":
@@ -42,5 +37,5 @@ export function yearsActiveLabel(v) {
 export function genreLabel(g) {
   if (g === null || g === undefined || g === '') return g;
   return String(g).replace(/\(([^)]*)\)/g, (all, inner) => (/^[a-z/ ]+$/i.test(inner) ? `(${stepLabel(inner)})` : all))
-    .replace(/\s*;\s*/g, ' ; ');
+    .replace(/\s*;\s*/g, t('map.genre.separator'));
 }

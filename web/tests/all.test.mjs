@@ -12,6 +12,7 @@ import './map-density.spec.mjs';
 import './map-families.spec.mjs';
 import './map-flows.spec.mjs';
 import './map-embed.spec.mjs';
+import './map-open-web.spec.mjs';
 import './pages.spec.mjs';
 import './page-complete.spec.mjs';
 import './admin.spec.mjs';

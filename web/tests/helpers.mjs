@@ -27,8 +27,11 @@ export async function startTarget() {
   return { url: srv.url, user: MOCK_USER, password: MOCK_PASSWORD, mock: true, close: srv.close };
 }
 
-/** Launch the system Chromium with a fresh profile. Never downloads a browser. */
-export async function launch() {
+/** Launch the system Chromium with a fresh profile. Never downloads a browser.
+ *  The browser speaks French (`locale`: navigator.languages and Accept-Language) unless
+ *  `locale` says otherwise: the pages choose their language from it (issue 28), and the
+ *  specs read the French texts. */
+export async function launch({ locale = 'fr-FR' } = {}) {
   const executablePath = process.env.CHROMIUM || '/usr/bin/chromium';
   if (!existsSync(executablePath)) {
     throw new Error(`Chromium not found at ${executablePath}: apt-get install -y chromium (or set CHROMIUM=path)`);
@@ -39,6 +42,7 @@ export async function launch() {
     headless: true,
     args: CHROMIUM_ARGS,
     viewport: { width: 1400, height: 900 },
+    locale,
   });
   // No tile server is reachable from test machines: fail tile requests at once.
   await context.route(/^https?:\/\/(?!127\.0\.0\.1|localhost|\[::1\])/, (route) => route.abort());

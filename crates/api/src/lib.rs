@@ -23,6 +23,7 @@ pub mod security_headers;
 pub mod server;
 pub mod state;
 pub mod tarpit;
+pub mod tile_probe;
 pub mod web;
 pub mod writes;
 

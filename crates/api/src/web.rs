@@ -5,6 +5,7 @@
 //! `build.rs` re-embeds when `web/` changes and refuses a release build without
 //! `web/vendor/` (run `scripts/setup-web.sh` first).
 
+use crate::pages::map_page::MapLang;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::State;
@@ -32,6 +33,8 @@ pub struct WebFiles {
     tile_url: Option<Arc<str>>,
     /// The public origin written into the map page's preview tags (issue 28).
     public_base: Option<Arc<str>>,
+    /// Whether the tile server answers (`/map/tiles-status.json`, issue 28).
+    tiles: Option<Arc<crate::tile_probe::TileProbe>>,
 }
 
 impl WebFiles {
@@ -41,6 +44,7 @@ impl WebFiles {
             dir: dir.map(Arc::new),
             tile_url: None,
             public_base: None,
+            tiles: None,
         }
     }
 
@@ -48,6 +52,7 @@ impl WebFiles {
     /// `bandmap-tiles` meta tag.
     pub fn with_tile_url(mut self, url: &str) -> Self {
         self.tile_url = Some(Arc::from(url));
+        self.tiles = Some(Arc::new(crate::tile_probe::TileProbe::new(url)));
         self
     }
 
@@ -83,11 +88,31 @@ pub fn router(files: WebFiles) -> Router {
         .route("/admin/", get(admin_index))
         // Any other method on an admin path: a JSON 404 (e.g. the removed POST endpoints).
         .route("/admin/{*path}", get(admin_asset).fallback(not_found))
+        .route(TILES_STATUS_PATH, get(tiles_status))
         .route("/map/{*path}", get(asset))
         .route("/lib/{*path}", get(asset))
         .route("/vendor/{*path}", get(asset))
         .route("/favicon.svg", get(favicon))
         .with_state(files)
+}
+
+/// Where the map page asks whether the tile server answers. A static file of that name
+/// (`web/map/tiles-status.json`, `unknown`) answers on a static host or the dev mock server;
+/// this server answers from its probe (crate::tile_probe).
+const TILES_STATUS_PATH: &str = "/map/tiles-status.json";
+
+async fn tiles_status(State(files): State<WebFiles>, uri: Uri) -> Response {
+    let Some(probe) = files.tiles.as_deref() else {
+        return asset(State(files), uri).await;
+    };
+    let body = crate::tile_probe::TileStatusBody {
+        tiles: probe.status().await,
+    };
+    body_response(
+        "application/json",
+        "no-cache",
+        Body::from(serde_json::to_vec(&body).unwrap_or_default()),
+    )
 }
 
 /// The map page with the tile URL and the preview tags written in.
@@ -100,10 +125,26 @@ fn map_page(files: &WebFiles) -> Option<String> {
     Some(page)
 }
 
-async fn map_index(State(files): State<WebFiles>) -> Response {
+/// The language asked by a request (`?lang=`, `Accept-Language`), for the map pages.
+fn map_lang(query: Option<&str>, headers: &axum::http::HeaderMap) -> MapLang {
+    let asked = url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+        .find(|(k, _)| k == "lang")
+        .map(|(_, v)| v.into_owned());
+    let accept = headers
+        .get(header::ACCEPT_LANGUAGE)
+        .and_then(|v| v.to_str().ok());
+    MapLang::new(asked.as_deref(), accept)
+}
+
+async fn map_index(
+    State(files): State<WebFiles>,
+    axum::extract::RawQuery(query): axum::extract::RawQuery,
+    headers: axum::http::HeaderMap,
+) -> Response {
+    let lang = map_lang(query.as_deref(), &headers);
     match map_page(&files) {
         Some(page) => html_response(match files.public_base.as_deref() {
-            Some(base) => crate::pages::map_page::map_page(&page, base),
+            Some(base) => crate::pages::map_page::map_page(&page, base, lang),
             None => page,
         }),
         None => crate::error::plain(StatusCode::NOT_FOUND, "not_found", "no such file"),
@@ -114,17 +155,20 @@ async fn map_index(State(files): State<WebFiles>) -> Response {
 async fn embed_index(
     State(files): State<WebFiles>,
     axum::extract::RawQuery(query): axum::extract::RawQuery,
+    headers: axum::http::HeaderMap,
 ) -> Response {
+    let lang = map_lang(query.as_deref(), &headers);
     let pairs: Vec<(String, String)> =
         url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
             .into_owned()
             .collect();
     match map_page(&files) {
-        Some(page) => html_response(crate::pages::map_page::embed_page(
+        Some(page) => with_vary(html_response(crate::pages::map_page::embed_page(
             &page,
             files.public_base.as_deref().unwrap_or(""),
             &pairs,
-        )),
+            lang,
+        ))),
         None => crate::error::plain(StatusCode::NOT_FOUND, "not_found", "no such file"),
     }
 }
@@ -147,6 +191,15 @@ fn with_tile_url(page: &str, url: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;");
     format!("{}{escaped}{}", &page[..start], &page[start + len..])
+}
+
+/// The embed's credit line depends on `Accept-Language`.
+fn with_vary(mut res: Response) -> Response {
+    res.headers_mut().insert(
+        header::VARY,
+        axum::http::HeaderValue::from_static("Accept-Language"),
+    );
+    res
 }
 
 fn html_response(page: String) -> Response {

@@ -1,5 +1,5 @@
 //! The two languages of the server-rendered pages (issue 28): one catalogue per language,
-//! `web/i18n/fr.json` and `web/i18n/en.json` (flat `key → text`, `{name}` placeholders),
+//! `web/map/i18n/fr.json` and `web/map/i18n/en.json` (flat `key → text`, `{name}` placeholders),
 //! embedded at build time. The language is the URL's `?lang=fr|en` when given, else the
 //! browser's `Accept-Language` (highest q), else French. A key missing from one catalogue
 //! fails the test below; at run time a missing text falls back to French, then to the key.
@@ -16,8 +16,8 @@ pub enum Lang {
     En,
 }
 
-const FR: &str = include_str!("../../../../web/i18n/fr.json");
-const EN: &str = include_str!("../../../../web/i18n/en.json");
+const FR: &str = include_str!("../../../../web/map/i18n/fr.json");
+const EN: &str = include_str!("../../../../web/map/i18n/en.json");
 
 fn parse_catalogue(text: &str) -> HashMap<String, String> {
     serde_json::from_str(text).unwrap_or_else(|e| {
