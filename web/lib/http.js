@@ -97,10 +97,23 @@ export async function request(method, path, { query, body, timeout = DEFAULT_TIM
   return data;
 }
 
+/** The phrases of a request that got no answer, in the page's language: the map sets
+ *  them from its catalogue at start (`setFailurePhrases`); French until then. */
+const failure = {
+  timeout: 'le serveur ne répond pas (délai dépassé)',
+  network: 'le serveur est injoignable',
+};
+
+/** Sets the phrases of a timed-out and of an unreachable request. */
+export function setFailurePhrases({ timeout, network }) {
+  if (timeout) failure.timeout = timeout;
+  if (network) failure.network = network;
+}
+
 /** The map's phrase for a failed request (its messages read "… : <phrase>."). */
 function shortPhrase(e) {
-  if (e.code === 'timeout') return 'le serveur ne répond pas (délai dépassé)';
-  if (e.code === 'network') return 'le serveur est injoignable';
+  if (e.code === 'timeout') return failure.timeout;
+  if (e.code === 'network') return failure.network;
   return e.fromServer ? `${e.message} (HTTP ${e.status})` : `HTTP ${e.status}`;
 }
 

@@ -14,9 +14,13 @@ import { initSearch } from './search.js';
 import { addLegend, showFamilyCounts } from './legend.js';
 import { initTimeline } from './timeline.js';
 import { debounce } from '/lib/dom.js';
+import { setFailurePhrases } from '/lib/http.js';
 import { t } from './i18n.js';
 import { initBandTable } from './band-table.js';
 import { initLangSwitch } from './lang-switch.js';
+
+// A request that got no answer is said in the page's language (web/lib/http.js).
+setFailurePhrases({ timeout: t('map.err.timeout'), network: t('map.err.network') });
 
 const MOVE_DEBOUNCE_MS = 250;
 // OpenStreetMap is credited once one of its tiles is shown (issue 29: offline it was
