@@ -128,13 +128,11 @@ mod tests {
 
     #[test]
     fn a_set_retry_policy_overrides_and_zero_is_refused() {
-        let vars: HashMap<String, String> = [
-            ("LLM_MAX_ATTEMPTS", "7"),
-            ("LLM_BACKOFF_BASE_MS", "250"),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
+        let vars: HashMap<String, String> =
+            [("LLM_MAX_ATTEMPTS", "7"), ("LLM_BACKOFF_BASE_MS", "250")]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
         let t = tuning(&Reader::new(&vars)).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(t.max_attempts, 7);
         assert_eq!(t.backoff_base, Duration::from_millis(250));

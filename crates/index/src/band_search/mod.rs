@@ -32,9 +32,9 @@ pub use bandmap_db::bands::admin::search::{LoweredPatterns, SearchRow, Watermark
 pub use matcher::Matcher;
 pub use table::{MAX_CANDIDATES, SearchTable, TableBuilder};
 
+use crate::refresh::{Change, ReadModel, RefreshError, Refreshed};
 use bandmap_db::bands::admin::search as queries;
 use bandmap_db::bands::admin::{BandFilter, BandListItem, list_bands_sql, list_selected};
-use crate::refresh::{Change, ReadModel, RefreshError, Refreshed};
 use bandmap_db::{DbError, PgPool, Result};
 use futures::future::BoxFuture;
 use std::sync::Arc;
@@ -96,32 +96,30 @@ impl BandSearch {
 
     /// Starts a background full load unless one runs or one failed moments ago.
     pub fn start_load(self: &Arc<Self>, pool: &PgPool) {
-        let Some(claim) = self.claim_load() else {
+        if !self.claim_load() {
             return;
-        };
+        }
         let (me, pool) = (self.clone(), pool.clone());
         tokio::spawn(async move {
-            if let Err(e) = me.load_claimed(&pool, claim).await {
+            if let Err(e) = me.load_claimed(&pool).await {
                 tracing::warn!(error = %e, "loading the band search failed; the list uses SQL");
             }
         });
     }
 
     /// The right to run the one full load, unless one runs or one failed moments ago.
-    fn claim_load(&self) -> Option<LoadClaim<'_>> {
+    fn claim_load(&self) -> bool {
         let recently_failed = self
             .failed_at
             .lock()
             .map(|t| t.is_some_and(|t| t.elapsed() < RETRY_AFTER))
             .unwrap_or(false);
-        if recently_failed || self.loading.swap(true, Ordering::AcqRel) {
-            return None;
-        }
-        Some(LoadClaim(&self.loading))
+        !recently_failed && !self.loading.swap(true, Ordering::AcqRel)
     }
 
     /// Runs the claimed full load and notes its failure (for [`RETRY_AFTER`]).
-    async fn load_claimed(&self, pool: &PgPool, claim: LoadClaim<'_>) -> Result<()> {
+    async fn load_claimed(&self, pool: &PgPool) -> Result<()> {
+        let claim = LoadClaim(&self.loading);
         let outcome = self.load_now(pool).await;
         if let Ok(mut failed) = self.failed_at.lock() {
             *failed = outcome.as_ref().err().map(|_| Instant::now());
@@ -132,9 +130,10 @@ impl BandSearch {
 
     /// A full load now, unless one runs or one failed moments ago.
     async fn load_unless_claimed(&self, pool: &PgPool) -> Result<()> {
-        match self.claim_load() {
-            Some(claim) => self.load_claimed(pool, claim).await,
-            None => Ok(()),
+        if self.claim_load() {
+            self.load_claimed(pool).await
+        } else {
+            Ok(())
         }
     }
 
@@ -145,22 +144,27 @@ impl BandSearch {
     /// that read small and the copy from going idle.
     pub async fn catch_up(&self, pool: &PgPool) -> Result<()> {
         let mut guard = self.copy.clone().lock_owned().await;
-        let reload = match guard.as_mut() {
-            None => true,
-            Some(copy) if copy.refreshed.elapsed() > MAX_IDLE => {
+        let current = guard
+            .as_ref()
+            .filter(|copy| copy.refreshed.elapsed() <= MAX_IDLE)
+            .map(|copy| copy.mark.clone());
+        let reload = match current {
+            None => {
+                // Released before the load, which installs its copy under the same lock.
                 *guard = None;
+                drop(guard);
                 true
             }
-            Some(copy) => {
-                let changes = queries::changes_since(pool, &copy.mark, [None; 4]).await?;
-                tokio::task::spawn_blocking(move || match guard.as_mut() {
-                    Some(copy) if apply(copy, changes) => {
-                        copy.table.unranked() > RELOAD_UNRANKED
-                    }
-                    _ => {
+            Some(mark) => {
+                let changes = queries::changes_since(pool, &mark, [None; 4]).await?;
+                tokio::task::spawn_blocking(move || {
+                    if !guard.as_mut().is_some_and(|copy| apply(copy, changes)) {
                         *guard = None;
-                        true
+                        return true;
                     }
+                    guard
+                        .as_ref()
+                        .is_some_and(|copy| copy.table.unranked() > RELOAD_UNRANKED)
                 })
                 .await
                 .map_err(|e| DbError::Internal(format!("band search: {e}")))?

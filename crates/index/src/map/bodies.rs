@@ -163,7 +163,10 @@ mod tests {
     #[test]
     fn the_charge_bounds_bytes_and_entries_together() {
         assert_eq!(MIN_CHARGE * MAX_ENTRIES, MAX_BYTES);
-        assert!(MAX_BODY_BYTES <= MAX_BYTES / 8, "a kept body fits a shard of eight");
+        assert!(
+            MAX_BODY_BYTES <= MAX_BYTES / 8,
+            "a kept body fits a shard of eight"
+        );
     }
 
     #[test]

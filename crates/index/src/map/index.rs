@@ -148,8 +148,14 @@ impl ReadModel for MapIndex {
                     self.reload(pool).await?;
                     Ok(Refreshed::Current)
                 }
-                Change::Polled if MapIndex::refresh(self, pool).await? => Ok(Refreshed::Found),
-                Change::Polled => Ok(Refreshed::Current),
+                Change::Polled => {
+                    let rebuilt = MapIndex::refresh(self, pool).await?;
+                    Ok(if rebuilt {
+                        Refreshed::Found
+                    } else {
+                        Refreshed::Current
+                    })
+                }
             }
         })
     }
