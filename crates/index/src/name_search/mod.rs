@@ -171,10 +171,10 @@ impl ReadModel for NameSearch {
             if last.is_some_and(|at| at.elapsed() < RELOAD_GAP) {
                 return Ok(Refreshed::Current);
             }
-            if self.catch_up(pool).await? {
-                if let Ok(mut at) = self.reloaded_at.lock() {
-                    *at = Some(Instant::now());
-                }
+            if self.catch_up(pool).await?
+                && let Ok(mut at) = self.reloaded_at.lock()
+            {
+                *at = Some(Instant::now());
             }
             Ok(Refreshed::Current)
         })
