@@ -26,6 +26,11 @@ pub const MAX_BODY_BYTES: usize = 256 << 10;
 /// weigher gives both bounds.
 pub const MIN_CHARGE: usize = MAX_BYTES / MAX_ENTRIES;
 
+// The one weigher bounds both; a kept body fits a shard (quick_cache splits the budget over
+// at most 8 shards for 256 entries).
+const _: () = assert!(MIN_CHARGE * MAX_ENTRIES == MAX_BYTES);
+const _: () = assert!(MAX_BODY_BYTES <= MAX_BYTES / 8);
+
 /// The exact query (bbox by bit pattern, so `-0.0` and `0.0` are distinct keys: harmless).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Key {
@@ -158,15 +163,6 @@ mod tests {
 
     fn genre(z: u8, g: usize) -> Key {
         Key::with_plain(&q(z, Some(&format!("g{g}"))))
-    }
-
-    #[test]
-    fn the_charge_bounds_bytes_and_entries_together() {
-        assert_eq!(MIN_CHARGE * MAX_ENTRIES, MAX_BYTES);
-        assert!(
-            MAX_BODY_BYTES <= MAX_BYTES / 8,
-            "a kept body fits a shard of eight"
-        );
     }
 
     #[test]
