@@ -5,31 +5,22 @@
 //! fresh; this module only starts them. They end when `shutdown` fires.
 
 use crate::state::AppState;
-use bandmap_index::refresh::ReadModel;
-use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 /// Starts the background tasks of `state` (called once by [`crate::server::serve_on`]).
 pub fn start(state: &AppState, shutdown: CancellationToken) {
-    // The map first: its first load is what the public page waits for; the admin list's
-    // band search loads after the name search (until then the list runs in SQL).
-    let models: Vec<Arc<dyn ReadModel>> = vec![
-        state.map.clone(),
-        state.name_search.clone(),
-        state.band_search.clone(),
-    ];
     tokio::spawn(bandmap_index::refresh::run(
         state.pool.clone(),
-        models,
+        state.read.refreshed(),
         shutdown.clone(),
     ));
-    tokio::spawn(crate::public::rate_limit::forget_idle_loop(
-        state.public_limiter.clone(),
+    tokio::spawn(crate::guards::public_limiter::forget_idle_loop(
+        state.guards.public_limiter.clone(),
         shutdown.clone(),
     ));
     tokio::spawn(crate::auth::lockout::flusher(
         state.pool.clone(),
-        state.login_gate.clone(),
+        state.guards.login_gate.clone(),
         shutdown.clone(),
     ));
     tokio::spawn(crate::retention::run(

@@ -1,20 +1,15 @@
-//! Per-client rate limit of the public endpoints that query the database (`/api/bands/{id}`,
+//! The buckets of the per-client rate limit of the public endpoints that query the database (`/api/bands/{id}`,
 //! `/api/search`, issue 18; `/api/countries`, issue 31; the exports, the town and band pages and
 //! the sitemap, issue 28). A token bucket per client address (governor's GCRA): a burst of
 //! `PUBLIC_RATE_BURST` requests, then `PUBLIC_RATE_PER_SEC` a second; past it a 429
 //! `rate_limited` with `Retry-After`, answered from memory before any database work. The
 //! map itself (`/api/clusters`) answers from memory and is not limited.
 //!
-//! The client address is the one the login lockout sees ([`ClientAddr`]). IPv6 clients are
+//! The middleware that applies it is `crate::public::rate_limit::limit`; the client address
+//! is the one the login lockout sees (`crate::auth::client_addr::ClientAddr`). IPv6 clients are
 //! counted per /64: one host usually holds a whole /64 and could otherwise rotate through
 //! it. Idle buckets are forgotten every minute ([`PublicLimiter::forget_idle`]).
 
-use crate::auth::client_addr::ClientAddr;
-use crate::error::ApiError;
-use crate::state::AppState;
-use axum::extract::{Request, State};
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
 use bandmap_config::RateConfig;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
@@ -68,23 +63,6 @@ impl PublicLimiter {
     /// Clients with a bucket.
     pub fn tracked(&self) -> usize {
         self.buckets.len()
-    }
-}
-
-/// The middleware: a 429 past the client's rate, else the handler.
-pub async fn limit(
-    State(state): State<AppState>,
-    ClientAddr(addr): ClientAddr,
-    req: Request,
-    next: Next,
-) -> Response {
-    match state.public_limiter.check(&client_key(addr.as_deref())) {
-        Ok(()) => next.run(req).await,
-        Err(wait) => ApiError::RateLimited {
-            message: "too many requests from this address; retry later".to_string(),
-            retry_after_secs: wait.as_secs_f64().ceil().max(1.0) as u64,
-        }
-        .into_response(),
     }
 }
 

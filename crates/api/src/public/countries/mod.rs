@@ -141,7 +141,7 @@ pub async fn countries(
     Query(p): Query<CountriesParams>,
 ) -> Result<Response, ApiError> {
     let CountriesRequest { filter, families } = p.parse()?;
-    let counts = match state.name_search.fresh_countries() {
+    let counts = match state.read.name_search.fresh_countries() {
         Some(copy) => copy.count(&CountryQuery {
             genre: filter.genre,
             country: filter.country,
@@ -153,6 +153,7 @@ pub async fn countries(
         None => counts_in_sql(&state, &filter, families).await?,
     };
     let pops = state
+        .read
         .populations
         .for_gazetteer(&state.config.geocoder.gazetteer_path)
         .await;
