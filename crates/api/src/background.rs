@@ -1,7 +1,7 @@
-//! Every background task of `serve`, started from here and nowhere else: the map index's
-//! refresh (LISTEN + version poll; it also reloads the public name search), the first load
-//! of the admin list's band search, the public rate limiter's cleanup, the flush of refused
-//! login attempts and the daily retention prune. Each task's loop lives with what it keeps
+//! Every background task of `serve`, started from here and nowhere else: the one refresh of
+//! the read models (`bandmap_index::refresh`: LISTEN + poll, fanned out to the map index,
+//! the public name search and the admin list's band search), the public rate limiter's
+//! cleanup, the flush of refused login attempts and the daily retention prune. Each task's loop lives with what it keeps
 //! fresh; this module only starts them. They end when `shutdown` fires.
 
 use crate::state::AppState;
@@ -9,21 +9,18 @@ use tokio_util::sync::CancellationToken;
 
 /// Starts the background tasks of `state` (called once by [`crate::server::serve_on`]).
 pub fn start(state: &AppState, shutdown: CancellationToken) {
-    tokio::spawn(state.map.clone().run(
+    tokio::spawn(bandmap_index::refresh::run(
         state.pool.clone(),
-        state.name_search.clone(),
+        state.read.refreshed(),
         shutdown.clone(),
     ));
-    // The admin list's search copy loads beside the map; until it is ready the list runs
-    // in SQL.
-    state.band_search.start_load(&state.pool);
-    tokio::spawn(crate::public::rate_limit::forget_idle_loop(
-        state.public_limiter.clone(),
+    tokio::spawn(crate::guards::public_limiter::forget_idle_loop(
+        state.guards.public_limiter.clone(),
         shutdown.clone(),
     ));
     tokio::spawn(crate::auth::lockout::flusher(
         state.pool.clone(),
-        state.login_gate.clone(),
+        state.guards.login_gate.clone(),
         shutdown.clone(),
     ));
     tokio::spawn(crate::retention::run(

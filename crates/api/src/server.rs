@@ -99,7 +99,7 @@ pub fn build_router(state: AppState) -> Router {
         .with_tile_url(&state.config.server.map_tile_url)
         .with_public_base(&crate::pages::origin::public_base(&state.config));
     let security = Arc::new(SecurityHeaders::new(&state.config.server.map_tile_url));
-    let tarpit = state.tarpit.clone();
+    let tarpit = state.guards.tarpit.clone();
     let body_timeout = state.config.limits.http.body_timeout;
     let pages = crate::pages::router(&state);
     api.merge(pages)
@@ -140,7 +140,7 @@ pub fn build_router(state: AppState) -> Router {
         .layer(axum::middleware::from_fn(time_limit))
         .layer(axum::middleware::from_fn_with_state(
             tarpit,
-            crate::tarpit::hold_refusals,
+            crate::guards::tarpit::hold_refusals,
         ))
         .layer(CatchPanicLayer::custom(|_panic| -> Response {
             tracing::error!("handler panicked");

@@ -1,6 +1,6 @@
 //! Writes through this process (admin API, import) tell the in-memory copies at once that
-//! they may be behind: the public name search stops answering from its copy until the
-//! refresh task reloads it (`bandmap_index::name_search`). The database's notification
+//! they may be behind (`ReadModels::heard_write`): the public name search stops answering
+//! from its copy until the refresh task reloads it (`bandmap_index::name_search`). The database's notification
 //! would say the same a moment later; this closes that moment for the writer's own next
 //! request.
 //!
@@ -22,7 +22,7 @@ pub async fn note_writes(State(state): State<AppState>, req: Request, next: Next
     let response = next.run(req).await;
     let status = response.status();
     if writes && (status.is_success() || status.is_server_error()) {
-        state.name_search.changed();
+        state.read.heard_write();
     }
     response
 }

@@ -63,8 +63,8 @@ async fn metrics_after_activity() {
     bandmap_metrics::install().unwrap();
     let app = spawn_app().await;
     sqlx::raw_sql(SEED).execute(&app.db.pool).await.unwrap();
-    app.state.map.reload(&app.state.pool).await.unwrap();
-    let points = app.state.map.current().len();
+    app.state.read.map.reload(&app.state.pool).await.unwrap();
+    let points = app.state.read.map.current().len();
     assert_eq!(points, 4, "the seed has four located rows");
 
     for query in ["?zoom=3", "?zoom=5", "?zoom=3&country=NO"] {

@@ -1,9 +1,11 @@
 //! Settings of the LLM worker that `bandmap_config::LlmConfig` does not carry: per-model
-//! rate limits (RPM/TPM), the price table, retry and backoff parameters. Defaults come from
-//! the provider's published free-tier limits and prices (docs/llm.md); optional overrides
-//! (`LLM_RPM_PRIMARY`-style variables) come read and validated in `LlmConfig::tuning`.
+//! rate limits (RPM/TPM) and the price table, whose defaults come from the provider's
+//! published free-tier limits and prices (docs/llm.md), with optional overrides
+//! (`LLM_RPM_PRIMARY`-style variables) read and validated in `LlmConfig::tuning`. The retry
+//! policy (`LLM_MAX_ATTEMPTS`, `LLM_BACKOFF_*`) is the configuration's, its defaults
+//! declared once in `bandmap_config::vars`.
 
-use bandmap_config::ModelTuning;
+use bandmap_config::{LlmTuning, ModelTuning};
 use std::time::Duration;
 
 /// Requests and tokens per minute allowed for one model.
@@ -88,9 +90,14 @@ fn known_model(id: &str) -> (RateLimits, Option<Price>) {
 }
 
 impl LlmSettings {
-    /// Defaults for the two configured models.
+    /// Defaults for the two configured models (the declared retry policy).
     #[must_use]
     pub fn defaults(primary: &str, fallback: &str) -> Self {
+        Self::tuned(primary, fallback, &LlmTuning::default())
+    }
+
+    /// The two models with `t`'s overrides and retry policy.
+    fn tuned(primary: &str, fallback: &str, t: &LlmTuning) -> Self {
         let model = |id: &str| {
             let (limits, price) = known_model(id);
             ModelSettings {
@@ -99,36 +106,26 @@ impl LlmSettings {
                 price,
             }
         };
-        Self {
+        let mut s = Self {
             primary: model(primary),
             fallback: model(fallback),
-            max_attempts: 4,
-            backoff_base: Duration::from_secs(1),
-            backoff_max: Duration::from_secs(60),
+            max_attempts: t.max_attempts.max(1),
+            backoff_base: t.backoff_base,
+            backoff_max: t.backoff_max,
             request_timeout: Duration::from_secs(60),
             idle_poll: Duration::from_secs(5),
             max_tokens: 256,
+        };
+        for (m, o) in [(&mut s.primary, t.primary), (&mut s.fallback, t.fallback)] {
+            m.apply(o);
         }
+        s
     }
 
     /// Defaults plus the overrides of the configuration (`LLM_RPM_PRIMARY`…, docs/llm.md).
     #[must_use]
     pub fn from_config(cfg: &bandmap_config::LlmConfig) -> Self {
-        let mut s = Self::defaults(&cfg.model_primary, &cfg.model_fallback);
-        let t = &cfg.tuning;
-        for (m, o) in [(&mut s.primary, t.primary), (&mut s.fallback, t.fallback)] {
-            m.apply(o);
-        }
-        if let Some(n) = t.max_attempts {
-            s.max_attempts = n.max(1);
-        }
-        if let Some(ms) = t.backoff_base_ms {
-            s.backoff_base = Duration::from_millis(u64::from(ms));
-        }
-        if let Some(secs) = t.backoff_max_secs {
-            s.backoff_max = Duration::from_secs(u64::from(secs));
-        }
-        s
+        Self::tuned(&cfg.model_primary, &cfg.model_fallback, &cfg.tuning)
     }
 
     /// Settings of `model` (primary or fallback), if it is one of them.
@@ -198,6 +195,24 @@ mod tests {
         );
         let p = s.primary.price.unwrap_or_else(|| unreachable!());
         assert!((p.cost(1_000_000, 1_000_000) - 1.38).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_retry_defaults_are_the_declared_ones() {
+        use bandmap_config::vars as v;
+        for s in [settings(&[]), LlmSettings::defaults("a", "b")] {
+            assert_eq!(s.max_attempts.to_string(), v::LLM_MAX_ATTEMPTS.default);
+            assert_eq!(
+                s.backoff_base.as_millis().to_string(),
+                v::LLM_BACKOFF_BASE_MS.default
+            );
+            assert_eq!(
+                s.backoff_max.as_secs().to_string(),
+                v::LLM_BACKOFF_MAX_SECS.default
+            );
+        }
+        let s = settings(&[("LLM_BACKOFF_MAX_SECS", "5")]);
+        assert_eq!(s.backoff_max, Duration::from_secs(5));
     }
 
     #[test]

@@ -47,7 +47,8 @@ pub async fn list_bands(
 ) -> ApiResult<axum::Json<BandPage>> {
     let filter = params.into_filter();
     let (rows, total) =
-        bandmap_index::band_search::list_bands(&state.pool, &state.band_search, &filter).await?;
+        bandmap_index::band_search::list_bands(&state.pool, &state.read.band_search, &filter)
+            .await?;
     Ok(axum::Json(BandPage {
         items: rows.into_iter().map(BandItem::from).collect(),
         total,

@@ -75,6 +75,7 @@ pub struct CandidatesAnswer {
 async fn gazetteer(state: &AppState) -> Option<Arc<Gazetteer>> {
     let path = state.config.geocoder.gazetteer_path.clone();
     state
+        .read
         .gazetteer
         .get_or_init(|| async move {
             let shown = path.display().to_string();

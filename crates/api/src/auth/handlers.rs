@@ -2,13 +2,13 @@
 
 use super::client_addr::ClientAddr;
 use super::cookie::{cleared_cookie, session_cookie};
-use super::gate::{Decision, Outcome};
 use super::lockout;
 use super::origin::{require_json, require_same_origin};
 use super::password;
 use super::session::{AdminSession, issue_token};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Json, clean_text};
+use crate::guards::login_gate::{Decision, Outcome};
 use crate::state::AppState;
 use axum::extract::{FromRequestParts, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
@@ -68,7 +68,7 @@ pub async fn login(
         .collect();
     let now = state.clock.now();
     let ip = ip.as_deref();
-    let gate = &state.login_gate;
+    let gate = &state.guards.login_gate;
     // The gate first: a locked key costs no database work and no bcrypt.
     let reservation = match gate.enter(&username, ip, now) {
         Decision::Open(r) => r,

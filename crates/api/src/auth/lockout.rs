@@ -2,7 +2,7 @@
 //! (any case) or one client address, further attempts answer 429 until enough of them
 //! leave the window, even with the right password.
 //!
-//! The decision is made first in memory ([`super::gate`]): a locked key is refused with
+//! The decision is made first in memory ([`crate::guards::login_gate`]): a locked key is refused with
 //! no database write and no bcrypt. An attempt the gate lets through asks the database
 //! whether other replicas' failures lock it (one indexed read, no lock), then is written
 //! to `admin_login_attempts` *before* the password is checked, as a failure, and flipped
@@ -16,27 +16,19 @@
 //! let one more attempt through than the limit; within a process the gate counts attempts
 //! in flight, so parallel guesses cannot pass it (docs/security.md).
 
-use super::gate::LoginGate;
+use crate::guards::login_gate::LoginGate;
+pub use crate::guards::login_gate::{MAX_FAILURES, WINDOW_MINUTES, window};
 use bandmap_db::DbError;
 use bandmap_db::login_attempts::{self, Locks, RefusedCount};
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 use std::time::Duration as StdDuration;
 use tokio_util::sync::CancellationToken;
 
-/// Failures tolerated inside the window.
-pub const MAX_FAILURES: i64 = 5;
-/// Length of the window.
-pub const WINDOW_MINUTES: i64 = 15;
 /// The key of refused attempts counted without their own (past the gate's bound).
 pub const OVERFLOW_KEY: &str = "overflow";
 /// Period of [`flush_refused`] in the background.
 pub const FLUSH_EVERY: StdDuration = StdDuration::from_secs(5);
-
-/// The lockout window.
-pub fn window() -> Duration {
-    Duration::minutes(WINDOW_MINUTES)
-}
 
 /// Until when the recorded failures of `username` and of `ip` lock each (the
 /// `MAX_FAILURES`-th most recent failure of a key leaves the window then).

@@ -5,7 +5,6 @@
 pub mod bearer;
 pub mod client_addr;
 pub mod cookie;
-pub mod gate;
 pub mod handlers;
 pub mod lockout;
 pub mod origin;

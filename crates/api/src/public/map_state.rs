@@ -23,7 +23,7 @@ pub struct MapState {
 impl FromRef<AppState> for MapState {
     fn from_ref(state: &AppState) -> MapState {
         MapState {
-            map: state.map.clone(),
+            map: state.read.map.clone(),
             pool: state.pool.clone(),
         }
     }

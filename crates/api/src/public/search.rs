@@ -13,6 +13,7 @@ use super::cache;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::Query;
 use crate::param::{self, FromParam};
+use crate::guards::short_answers::ShortAnswers;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -70,19 +71,7 @@ impl utoipa::ToSchema for NameText {}
 /// Texts shorter than this (in characters) are answered from [`ShortAnswers`].
 pub const SHORT_CHARS: usize = 3;
 
-/// How long a short text's answer is shared.
-pub const SHORT_TTL_SECS: u64 = 60;
-
-/// Shared answers of short texts, keyed by the lowercased text and the minute (an older
-/// minute's entries are never read again and age out of the cache).
-#[derive(Debug)]
-pub struct ShortAnswers(quick_cache::sync::Cache<(String, u64), Arc<Vec<SearchHit>>>);
-
-impl Default for ShortAnswers {
-    fn default() -> Self {
-        ShortAnswers(quick_cache::sync::Cache::new(4096))
-    }
-}
+pub use crate::guards::short_answers::SHORT_TTL_SECS;
 
 /// One search result.
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -134,33 +123,18 @@ pub async fn search(
 ) -> Result<Response, ApiError> {
     let NameText(q) =
         p.q.ok_or_else(|| ApiError::bad_request("q is required (part of a band name)"))?;
-    if let Some(copy) = state.name_search.fresh() {
+    if let Some(copy) = state.read.name_search.fresh() {
         let items = from_memory(&copy, &q);
         return Ok(cache::json_response(&headers, &SearchResults { items }));
     }
-    let items = if q.chars().count() < SHORT_CHARS {
-        let minute = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs() / SHORT_TTL_SECS)
-            .unwrap_or(0);
-        let key = (q.to_lowercase(), minute);
-        match state.short_answers.0.get_value_or_guard_async(&key).await {
-            Ok(hits) => hits,
-            Err(guard) => {
-                let hits = Arc::new(query(&state, &q).await?);
-                let _ = guard.insert(hits.clone());
-                hits
-            }
-        }
+    let rows = if q.chars().count() < SHORT_CHARS {
+        let short: &ShortAnswers = &state.guards.short_answers;
+        short.get_or_fetch(&q, query(&state, &q)).await?
     } else {
         Arc::new(query(&state, &q).await?)
     };
-    Ok(cache::json_response(
-        &headers,
-        &SearchResults {
-            items: items.to_vec(),
-        },
-    ))
+    let items = rows.iter().cloned().map(SearchHit::from).collect();
+    Ok(cache::json_response(&headers, &SearchResults { items }))
 }
 
 /// The answer of the in-memory copy (the same rows and order as the SQL search).
@@ -172,7 +146,6 @@ fn from_memory(copy: &NameTable, q: &str) -> Vec<SearchHit> {
         .collect()
 }
 
-async fn query(state: &AppState, q: &str) -> Result<Vec<SearchHit>, ApiError> {
-    let rows = by_name::search(&state.public_pool, q, LIMIT).await?;
-    Ok(rows.into_iter().map(SearchHit::from).collect())
+async fn query(state: &AppState, q: &str) -> Result<Vec<NameRow>, ApiError> {
+    Ok(by_name::search(&state.public_pool, q, LIMIT).await?)
 }

@@ -65,7 +65,7 @@ async fn error_code(res: reqwest::Response) -> (u16, String, String) {
 
 /// Writes the attempts the gate refused (the server does it every few seconds).
 async fn flush(app: &TestApp) {
-    bandmap_api::auth::lockout::flush_refused(&app.state.pool, &app.state.login_gate)
+    bandmap_api::auth::lockout::flush_refused(&app.state.pool, &app.state.guards.login_gate)
         .await
         .unwrap();
 }

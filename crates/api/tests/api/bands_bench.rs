@@ -75,7 +75,12 @@ async fn bands_list_latency_on_150k_bands() {
         .unwrap();
     println!("filled {BANDS} bands in {:?}", t.elapsed());
     let (t, rss) = (Instant::now(), rss_kib());
-    app.state.band_search.load_now(&app.db.pool).await.unwrap();
+    app.state
+        .read
+        .band_search
+        .load_now(&app.db.pool)
+        .await
+        .unwrap();
     println!(
         "search copy loaded in {:?}; RSS {} → {} MiB",
         t.elapsed(),
@@ -104,7 +109,7 @@ async fn bands_list_latency_on_150k_bands() {
          HTTP p50 / p95 / max ms |\n|---|---:|---:|---:|---:|---:|"
     );
     let pool = &app.db.pool;
-    let search = &app.state.band_search;
+    let search = &app.state.read.band_search;
     for q in cases {
         let f = filter(q);
         let sql = time(|| async {

@@ -183,7 +183,7 @@ async fn a_public_query_past_its_statement_timeout_is_a_503_and_leaves_nothing_r
     .await
     .unwrap();
     let state = AppState::new(db.pool.clone(), config).with_public_pool(public);
-    let names = state.name_search.clone();
+    let names = state.read.name_search.clone();
     let (base, _stop) = start(state).await;
     // Another session holds the table: the search waits on the lock until its timeout.
     let mut blocker = db.pool.begin().await.unwrap();
@@ -231,14 +231,14 @@ async fn a_stopped_server_leaves_no_background_task_behind() {
     ));
     // The map refresh task holds the index while it runs.
     wait_for(
-        || Arc::strong_count(&state.map) > 2,
+        || Arc::strong_count(&state.read.map) > 2,
         "the refresh task to start",
     )
     .await;
     run.abort();
     let _ = run.await;
     wait_for(
-        || Arc::strong_count(&state.map) == 1,
+        || Arc::strong_count(&state.read.map) == 1,
         "the refresh task of the stopped server to end",
     )
     .await;
@@ -268,13 +268,13 @@ async fn a_refused_client_gets_its_429_only_after_the_hold() {
     .await;
     let url = app.url("/api/search?q=abc");
     assert_eq!(app.client.get(&url).send().await.unwrap().status(), 200);
-    assert_eq!(app.state.tarpit.holding(), 0);
+    assert_eq!(app.state.guards.tarpit.holding(), 0);
     let refused = tokio::spawn({
         let client = app.client.clone();
         async move { client.get(&url).send().await.unwrap().status() }
     });
     tokio::time::timeout(NEVER, async {
-        while app.state.tarpit.holding() == 0 {
+        while app.state.guards.tarpit.holding() == 0 {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
     })
@@ -286,7 +286,11 @@ async fn a_refused_client_gets_its_429_only_after_the_hold() {
     );
     let status = tokio::time::timeout(NEVER, refused).await.unwrap().unwrap();
     assert_eq!(status, 429);
-    assert_eq!(app.state.tarpit.holding(), 0, "the hold is given back");
+    assert_eq!(
+        app.state.guards.tarpit.holding(),
+        0,
+        "the hold is given back"
+    );
 }
 
 // ---- Issue 31: slow clients -------------------------------------------------------------
@@ -505,7 +509,7 @@ async fn country_counts_answer_from_memory_with_the_public_pool_taken_and_are_ra
     .await
     .unwrap();
     let state = AppState::new(db.pool.clone(), config).with_public_pool(public.clone());
-    let names = state.name_search.clone();
+    let names = state.read.name_search.clone();
     let (base, _stop) = start(state).await;
     // The refresh task's first round loads the map, hears the catalogue as a change and
     // loads the copy: wait until the copy is fresh and stays so (nothing changes after).

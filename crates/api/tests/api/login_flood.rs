@@ -57,7 +57,7 @@ async fn a_locked_address_is_refused_without_a_row_per_attempt() {
     // The background flush may have run meanwhile: refusals are counted per locked key
     // (here the address), never one row per attempt or per username (issue 31).
     assert!(rows(&app).await <= 6, "refusals are not written one by one");
-    bandmap_api::auth::lockout::flush_refused(&app.state.pool, &app.state.login_gate)
+    bandmap_api::auth::lockout::flush_refused(&app.state.pool, &app.state.guards.login_gate)
         .await
         .unwrap();
     let refused: Vec<(String, i32)> = sqlx::query_as(
@@ -74,9 +74,10 @@ async fn a_locked_address_is_refused_without_a_row_per_attempt() {
     );
     assert_eq!(rows(&app).await, 6, "five failures and one row of refusals");
     // Nothing left to flush.
-    let again = bandmap_api::auth::lockout::flush_refused(&app.state.pool, &app.state.login_gate)
-        .await
-        .unwrap();
+    let again =
+        bandmap_api::auth::lockout::flush_refused(&app.state.pool, &app.state.guards.login_gate)
+            .await
+            .unwrap();
     assert_eq!(again, 0);
 }
 
@@ -90,7 +91,12 @@ async fn full_password_check_slots_answer_429_and_count_no_failure() {
         None,
     )
     .await;
-    let slot = app.state.login_gate.try_check().expect("the one slot");
+    let slot = app
+        .state
+        .guards
+        .login_gate
+        .try_check()
+        .expect("the one slot");
     for _ in 0..8 {
         let res = login(&app, ADMIN_USER, "wrong", "198.51.100.30").await;
         assert_eq!(res.status(), 429);
@@ -198,7 +204,7 @@ async fn a_minute_of_refused_logins_with_random_usernames_writes_a_bounded_numbe
             assert_eq!(res.status(), 429);
             sent += 1;
         }
-        bandmap_api::auth::lockout::flush_refused(&app.state.pool, &app.state.login_gate)
+        bandmap_api::auth::lockout::flush_refused(&app.state.pool, &app.state.guards.login_gate)
             .await
             .unwrap();
     }
@@ -229,7 +235,12 @@ async fn a_locked_key_is_refused_as_locked_even_when_the_password_slot_is_busy()
     .execute(&app.db.pool)
     .await
     .unwrap();
-    let _slot = app.state.login_gate.try_check().expect("the one slot");
+    let _slot = app
+        .state
+        .guards
+        .login_gate
+        .try_check()
+        .expect("the one slot");
     let res = login(&app, ADMIN_USER, ADMIN_PASSWORD, "192.0.2.77").await;
     assert_eq!(res.status(), 429);
     let wait: u64 = res.headers()["retry-after"]

@@ -40,7 +40,7 @@ async fn seeded_with(extra: &[(&str, &str)]) -> TestApp {
     overrides.extend_from_slice(extra);
     let app = spawn_app_with(&overrides, None).await;
     sqlx::raw_sql(SEED).execute(&app.db.pool).await.unwrap();
-    app.state.map.reload(&app.state.pool).await.unwrap();
+    app.state.read.map.reload(&app.state.pool).await.unwrap();
     app
 }
 

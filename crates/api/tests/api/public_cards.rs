@@ -23,7 +23,7 @@ async fn seeded() -> TestApp {
     // What the database's notification says a moment later, said now: the search must not
     // answer from a copy loaded before the seed (tests/api/public_search_memory.rs tests the
     // copy itself).
-    app.state.name_search.changed();
+    app.state.read.name_search.changed();
     app
 }
 
@@ -173,7 +173,7 @@ async fn search_returns_at_most_20_and_requires_q() {
         .execute(&app.db.pool)
         .await
         .unwrap();
-    app.state.name_search.changed();
+    app.state.read.name_search.changed();
     let body: Value = get(&app, "/api/search?q=echo").await.json().await.unwrap();
     assert_eq!(body["items"].as_array().unwrap().len(), 20);
     for q in ["", "?q=", "?q=%20%20", "?q=%01"] {

@@ -29,9 +29,9 @@ async fn catch_up(app: &TestApp) {
     let target = bandmap_index::map::data_version(&app.db.pool)
         .await
         .unwrap();
-    app.state.map.refresh(&app.state.pool).await.unwrap();
+    app.state.read.map.refresh(&app.state.pool).await.unwrap();
     assert!(
-        app.state.map.current().version >= target,
+        app.state.read.map.current().version >= target,
         "the index did not reach data version {target}"
     );
 }
@@ -43,7 +43,7 @@ async fn catch_up(app: &TestApp) {
 async fn seeded() -> TestApp {
     let app = spawn_app().await;
     sqlx::raw_sql(SEED).execute(&app.db.pool).await.unwrap();
-    app.state.map.reload(&app.state.pool).await.unwrap();
+    app.state.read.map.reload(&app.state.pool).await.unwrap();
     app
 }
 
@@ -260,7 +260,7 @@ async fn response_size_is_bounded() {
     .execute(&app.db.pool)
     .await
     .unwrap();
-    app.state.map.refresh(&app.state.pool).await.unwrap();
+    app.state.read.map.refresh(&app.state.pool).await.unwrap();
     for zoom in [0, 3, 8, 12, 16] {
         let f = features(&app, &format!("?zoom={zoom}")).await;
         assert!(f.len() <= 4096, "zoom {zoom}: {}", f.len());
@@ -338,12 +338,12 @@ async fn etag_follows_the_served_content_not_the_counter() {
     let app = seeded().await;
     let before = etag_of(&app, "?zoom=5").await;
     // Same content rebuilt (another replica, or a reload): the same validator.
-    app.state.map.reload(&app.state.pool).await.unwrap();
+    app.state.read.map.reload(&app.state.pool).await.unwrap();
     assert_eq!(etag_of(&app, "?zoom=5").await, before);
 
     // New rows committed without moving the counter, as when a writer that was in flight
     // at load time commits afterwards: the triggers are skipped for this transaction.
-    let version = app.state.map.current().version;
+    let version = app.state.read.map.current().version;
     sqlx::raw_sql(
         "BEGIN; SET LOCAL session_replication_role = replica;
          UPDATE bands SET name = 'Alpha Renamed' WHERE ma_id = 1; COMMIT;",
@@ -357,8 +357,8 @@ async fn etag_follows_the_served_content_not_the_counter() {
             .unwrap(),
         version
     );
-    app.state.map.reload(&app.state.pool).await.unwrap();
-    assert_eq!(app.state.map.current().version, version);
+    app.state.read.map.reload(&app.state.pool).await.unwrap();
+    assert_eq!(app.state.read.map.current().version, version);
     let res = app
         .client
         .get(app.url("/api/clusters?zoom=5"))
@@ -437,7 +437,7 @@ fn gunzip(data: &[u8]) -> Vec<u8> {
 async fn refresh_sees_inserts_updates_and_deletes() {
     let app = seeded().await;
     assert!(
-        !app.state.map.refresh(&app.state.pool).await.unwrap(),
+        !app.state.read.map.refresh(&app.state.pool).await.unwrap(),
         "no change, no rebuild"
     );
     sqlx::raw_sql(
@@ -458,7 +458,7 @@ async fn refresh_sees_inserts_updates_and_deletes() {
         .execute(&app.db.pool)
         .await
         .unwrap();
-    app.state.map.refresh(&app.state.pool).await.unwrap();
+    app.state.read.map.refresh(&app.state.pool).await.unwrap();
     assert_eq!(count(&app, "").await, 4);
 }
 
@@ -478,7 +478,7 @@ async fn background_task_picks_up_changes() {
         .unwrap();
     // Wait on the version (LISTEN/NOTIFY or the poll), not on a fixed delay.
     let mut waited = 0;
-    while app.state.map.current().version < target {
+    while app.state.read.map.current().version < target {
         assert!(waited < 600, "the refresh task never caught up");
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         waited += 1;

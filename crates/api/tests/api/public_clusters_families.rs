@@ -32,7 +32,7 @@ INSERT INTO band_locations (id, ma_id, step_order, parsed_step, location_raw, la
 async fn seeded() -> TestApp {
     let app = spawn_app().await;
     sqlx::raw_sql(SEED).execute(&app.db.pool).await.unwrap();
-    app.state.map.reload(&app.state.pool).await.unwrap();
+    app.state.read.map.reload(&app.state.pool).await.unwrap();
     app
 }
 

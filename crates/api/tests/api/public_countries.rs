@@ -36,7 +36,7 @@ async fn seeded(gazetteer: Option<&str>) -> TestApp {
     sqlx::raw_sql(SEED).execute(&app.db.pool).await.unwrap();
     // What the database's notification says a moment later, said now: no answer from a copy
     // loaded before the seed ([`items`] asks both the SQL and the copy).
-    app.state.name_search.changed();
+    app.state.read.name_search.changed();
     app
 }
 
@@ -53,23 +53,24 @@ async fn both_paths(app: &TestApp, query: &str) -> Value {
         assert_eq!(res.headers()["cache-control"], "public, max-age=30");
         res.json::<Value>().await.unwrap()
     };
-    app.state.name_search.changed();
-    assert!(app.state.name_search.fresh_countries().is_none());
+    app.state.read.name_search.changed();
+    assert!(app.state.read.name_search.fresh_countries().is_none());
     let sql = get().await;
     // The refresh task may hear a change of its own meanwhile (its first load): load again
     // until the copy is fresh.
     for _ in 0..100 {
         app.state
+            .read
             .name_search
             .catch_up(&app.state.pool)
             .await
             .unwrap();
-        if app.state.name_search.fresh_countries().is_some() {
+        if app.state.read.name_search.fresh_countries().is_some() {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
-    assert!(app.state.name_search.fresh_countries().is_some());
+    assert!(app.state.read.name_search.fresh_countries().is_some());
     let memory = get().await;
     assert_eq!(
         memory, sql,
@@ -241,7 +242,7 @@ async fn family_app(name: &str) -> (TestApp, PathBuf) {
         .execute(&app.db.pool)
         .await
         .unwrap();
-    app.state.name_search.changed();
+    app.state.read.name_search.changed();
     (app, g)
 }
 

@@ -77,7 +77,7 @@ async fn a_loaded_copy_answers_without_the_database() {
     let (status, _) = call(&state, "GET", "/api/search?q=alp", None, "").await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
 
-    assert!(state.name_search.catch_up(&state.pool).await.unwrap());
+    assert!(state.read.name_search.catch_up(&state.pool).await.unwrap());
     let (status, body) = call(&state, "GET", "/api/search?q=ALP", None, "").await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(names(&body), ["Alpha", "Alphabet", "The Alp"]);
@@ -102,7 +102,7 @@ async fn a_loaded_copy_answers_without_the_database() {
 #[tokio::test]
 async fn an_accepted_write_through_this_process_sets_the_copy_aside() {
     let (_db, state) = state_without_public_database().await;
-    state.name_search.catch_up(&state.pool).await.unwrap();
+    state.read.name_search.catch_up(&state.pool).await.unwrap();
     // Refused writes wrote nothing and do not count: no session, no token.
     for (method, path) in [
         ("POST", "/admin/api/job-triggers"),
@@ -111,12 +111,12 @@ async fn an_accepted_write_through_this_process_sets_the_copy_aside() {
     ] {
         let (status, _) = call(&state, method, path, None, "{}").await;
         assert!(status.is_client_error(), "{method} {path}: {status}");
-        assert!(state.name_search.fresh().is_some(), "{method} {path}");
+        assert!(state.read.name_search.fresh().is_some(), "{method} {path}");
     }
     // Reads do not count either.
     let (status, _) = call(&state, "GET", "/admin/api/bands", None, "").await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
-    assert!(state.name_search.fresh().is_some());
+    assert!(state.read.name_search.fresh().is_some());
     // An import with the token does: the copy is set aside, the search runs in SQL (here:
     // the unreachable database, 503) until the copy is reloaded — with the new band.
     let bearer = format!("Bearer {IMPORT_TOKEN}");
@@ -129,10 +129,10 @@ async fn an_accepted_write_through_this_process_sets_the_copy_aside() {
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    assert!(state.name_search.fresh().is_none());
+    assert!(state.read.name_search.fresh().is_none());
     let (status, _) = call(&state, "GET", "/api/search?q=alp", None, "").await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
-    assert!(state.name_search.catch_up(&state.pool).await.unwrap());
+    assert!(state.read.name_search.catch_up(&state.pool).await.unwrap());
     let (status, body) = call(&state, "GET", "/api/search?q=alpen", None, "").await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(names(&body), ["Alpenglow"]);

@@ -15,6 +15,13 @@
 //! candidate set that provably holds it ([`SearchTable::select`]). Too many such
 //! rows, a truncated table, a copy older than the tombstones, or a filter this module does
 //! not model make the caller use the SQL list while a new copy loads in the background.
+//!
+//! **Why the list still reads the changes itself.** The one refresh task (`crate::refresh`)
+//! also feeds this copy — its first load, and the changes since the mark at every round —
+//! but only a read at the list gives read-your-writes: a notification arrives after the
+//! commit, some time later, and announces only what the map shows, while the list sorts and
+//! filters on columns no notification covers. The task's share keeps that read small and
+//! the copy from going idle past its tombstones.
 
 mod compact;
 mod matcher;
@@ -25,9 +32,11 @@ pub use bandmap_db::bands::admin::search::{LoweredPatterns, SearchRow, Watermark
 pub use matcher::Matcher;
 pub use table::{MAX_CANDIDATES, SearchTable, TableBuilder};
 
+use crate::refresh::{Change, ReadModel, RefreshError, Refreshed};
 use bandmap_db::bands::admin::search as queries;
 use bandmap_db::bands::admin::{BandFilter, BandListItem, list_bands_sql, list_selected};
 use bandmap_db::{DbError, PgPool, Result};
+use futures::future::BoxFuture;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -87,25 +96,89 @@ impl BandSearch {
 
     /// Starts a background full load unless one runs or one failed moments ago.
     pub fn start_load(self: &Arc<Self>, pool: &PgPool) {
+        if !self.claim_load() {
+            return;
+        }
+        let (me, pool) = (self.clone(), pool.clone());
+        tokio::spawn(async move {
+            if let Err(e) = me.load_claimed(&pool).await {
+                tracing::warn!(error = %e, "loading the band search failed; the list uses SQL");
+            }
+        });
+    }
+
+    /// The right to run the one full load, unless one runs or one failed moments ago.
+    fn claim_load(&self) -> bool {
         let recently_failed = self
             .failed_at
             .lock()
             .map(|t| t.is_some_and(|t| t.elapsed() < RETRY_AFTER))
             .unwrap_or(false);
-        if recently_failed || self.loading.swap(true, Ordering::AcqRel) {
-            return;
+        !recently_failed && !self.loading.swap(true, Ordering::AcqRel)
+    }
+
+    /// Runs the claimed full load and notes its failure (for [`RETRY_AFTER`]).
+    async fn load_claimed(&self, pool: &PgPool) -> Result<()> {
+        let claim = LoadClaim(&self.loading);
+        let outcome = self.load_now(pool).await;
+        if let Ok(mut failed) = self.failed_at.lock() {
+            *failed = outcome.as_ref().err().map(|_| Instant::now());
         }
-        let (me, pool) = (self.clone(), pool.clone());
-        tokio::spawn(async move {
-            let outcome = me.load_now(&pool).await;
-            if let Ok(mut failed) = me.failed_at.lock() {
-                *failed = outcome.as_ref().err().map(|_| Instant::now());
+        drop(claim);
+        outcome
+    }
+
+    /// A full load now, unless one runs or one failed moments ago.
+    async fn load_unless_claimed(&self, pool: &PgPool) -> Result<()> {
+        if self.claim_load() {
+            self.load_claimed(pool).await
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Brings the copy up to date without a list (the refresh task, `crate::refresh`):
+    /// applies the rows changed since its mark, or loads it when there is none, it went
+    /// idle too long, or only a full load can bring it up to date. A list still reads the
+    /// changes since the mark itself (read-your-writes, [`BandSearch::select`]); this keeps
+    /// that read small and the copy from going idle.
+    pub async fn catch_up(&self, pool: &PgPool) -> Result<()> {
+        let mut guard = self.copy.clone().lock_owned().await;
+        let current = guard
+            .as_ref()
+            .filter(|copy| copy.refreshed.elapsed() <= MAX_IDLE)
+            .map(|copy| copy.mark.clone());
+        let reload = match current {
+            None => {
+                // Released before the load, which installs its copy under the same lock.
+                *guard = None;
+                drop(guard);
+                true
             }
-            if let Err(e) = outcome {
-                tracing::warn!(error = %e, "loading the band search failed; the list uses SQL");
+            Some(mark) => {
+                let changes = queries::changes_since(pool, &mark, [None; 4]).await?;
+                tokio::task::spawn_blocking(move || {
+                    if !guard.as_mut().is_some_and(|copy| apply(copy, changes)) {
+                        *guard = None;
+                        return true;
+                    }
+                    guard
+                        .as_ref()
+                        .is_some_and(|copy| copy.table.unranked() > RELOAD_UNRANKED)
+                })
+                .await
+                .map_err(|e| DbError::Internal(format!("band search: {e}")))?
             }
-            me.loading.store(false, Ordering::Release);
-        });
+        };
+        if reload {
+            self.load_unless_claimed(pool).await?;
+        }
+        Ok(())
+    }
+
+    /// Bands in the copy (`None` without a copy).
+    pub async fn bands(&self) -> Option<usize> {
+        self.copy.lock().await.as_ref().map(|c| c.table.len())
     }
 
     /// Rows of the copy whose name position is unknown (`None` without a copy).
@@ -163,6 +236,34 @@ impl BandSearch {
             self.start_load(pool);
         }
         Ok(selection)
+    }
+}
+
+/// The one full load running; its drop lets the next one start (even if the load's future
+/// is dropped midway).
+#[derive(Debug)]
+struct LoadClaim<'a>(&'a AtomicBool);
+
+impl Drop for LoadClaim<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
+}
+
+impl ReadModel for BandSearch {
+    fn name(&self) -> &'static str {
+        "band search"
+    }
+
+    fn refresh<'a>(
+        &'a self,
+        pool: &'a PgPool,
+        _: Change,
+    ) -> BoxFuture<'a, std::result::Result<Refreshed, RefreshError>> {
+        Box::pin(async move {
+            self.catch_up(pool).await?;
+            Ok(Refreshed::Current)
+        })
     }
 }
 

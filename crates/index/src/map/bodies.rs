@@ -2,12 +2,17 @@
 //! (a shared link, the landing view, a reload, many visitors on one page) costs a hash
 //! lookup instead of a query and a GeoJSON write. Held by the snapshot, so a refresh drops
 //! them with it and a body can never outlive the data it was written from.
+//!
+//! The cache is `quick_cache` (like the filter cache and the flows' answers), weighed in
+//! bytes: it keeps no strict least-recently-used order (its eviction is CLOCK-Pro-like: a
+//! body asked again is kept over one asked once), so what it guarantees is the bounds —
+//! at most [`MAX_BYTES`] charged and [`MAX_ENTRIES`] bodies, no body above
+//! [`MAX_BODY_BYTES`] — and that a hit is the very bytes that were kept (docs/map.md).
 
 use crate::map::filter::Filter;
 use crate::map::query::ClusterQuery;
 use crate::map::snapshot::Snapshot;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// Most bodies kept per snapshot.
 pub const MAX_ENTRIES: usize = 256;
@@ -16,6 +21,15 @@ pub const MAX_BYTES: usize = 8 << 20;
 /// Larger bodies (zoom ≥ 17 answers of dense areas) are written each time, never kept: one
 /// of them would evict dozens of ordinary views.
 pub const MAX_BODY_BYTES: usize = 256 << 10;
+/// The least a kept body is charged: with every body weighing at least this, the byte
+/// budget also bounds the count ([`MAX_BYTES`] / [`MIN_CHARGE`] = [`MAX_ENTRIES`]), so one
+/// weigher gives both bounds.
+pub const MIN_CHARGE: usize = MAX_BYTES / MAX_ENTRIES;
+
+// The one weigher bounds both; a kept body fits a shard (quick_cache splits the budget over
+// at most 8 shards for 256 entries).
+const _: () = assert!(MIN_CHARGE * MAX_ENTRIES == MAX_BYTES);
+const _: () = assert!(MAX_BODY_BYTES <= MAX_BYTES / 8);
 
 /// The exact query (bbox by bit pattern, so `-0.0` and `0.0` are distinct keys: harmless).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -43,77 +57,61 @@ impl Key {
     }
 }
 
-/// Least-recently-used cache of GeoJSON bodies, bounded in entries and bytes.
-#[derive(Debug, Default)]
-pub struct BodyCache {
-    inner: Mutex<Inner>,
+/// A body's charge: its length, at least [`MIN_CHARGE`].
+#[derive(Debug, Clone, Copy, Default)]
+struct Charge;
+
+impl quick_cache::Weighter<Key, Arc<[u8]>> for Charge {
+    fn weight(&self, _: &Key, body: &Arc<[u8]>) -> u64 {
+        u64::try_from(body.len().max(MIN_CHARGE)).unwrap_or(u64::MAX)
+    }
 }
 
-#[derive(Debug, Default)]
-struct Inner {
-    tick: u64,
-    bytes: usize,
-    map: HashMap<Key, (Arc<[u8]>, u64)>,
+/// GeoJSON bodies, bounded in bytes and in entries.
+#[derive(Debug)]
+pub struct BodyCache(quick_cache::sync::Cache<Key, Arc<[u8]>, Charge>);
+
+impl Default for BodyCache {
+    fn default() -> BodyCache {
+        BodyCache(quick_cache::sync::Cache::with_weighter(
+            MAX_ENTRIES,
+            MAX_BYTES as u64,
+            Charge,
+        ))
+    }
 }
 
 impl BodyCache {
     fn get(&self, key: &Key) -> Option<Arc<[u8]>> {
-        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        inner.tick += 1;
-        let tick = inner.tick;
-        inner.map.get_mut(key).map(|(body, used)| {
-            *used = tick;
-            body.clone()
-        })
+        self.0.get(key)
     }
 
     fn put(&self, key: Key, body: Arc<[u8]>) {
         if body.len() > MAX_BODY_BYTES {
             return;
         }
-        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        inner.tick += 1;
-        let tick = inner.tick;
-        if let Some((old, _)) = inner.map.remove(&key) {
-            inner.bytes -= old.len();
-        }
-        while !inner.map.is_empty()
-            && (inner.map.len() >= MAX_ENTRIES || inner.bytes + body.len() > MAX_BYTES)
-        {
-            let oldest = inner
-                .map
-                .iter()
-                .min_by_key(|(_, (_, used))| *used)
-                .map(|(k, _)| k.clone());
-            match oldest.and_then(|k| inner.map.remove(&k)) {
-                Some((old, _)) => inner.bytes -= old.len(),
-                None => break,
-            }
-        }
-        inner.bytes += body.len();
-        inner.map.insert(key, (body, tick));
+        self.0.insert(key, body);
     }
 
     /// Drops every body kept.
     pub fn clear(&self) {
-        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        inner.map = HashMap::new();
-        inner.bytes = 0;
+        self.0.clear();
     }
 
     /// Number of bodies kept.
     pub fn len(&self) -> usize {
-        self.inner.lock().map(|i| i.map.len()).unwrap_or(0)
+        self.0.len()
     }
 
     /// Whether no body is kept.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.0.is_empty()
     }
 
-    /// Bytes of the bodies kept.
+    /// Bytes charged for the bodies kept (each at least [`MIN_CHARGE`]): at least their
+    /// length, at most [`MAX_BYTES`].
     pub fn bytes(&self) -> usize {
-        self.inner.lock().map(|i| i.bytes).unwrap_or(0)
+        usize::try_from(self.0.weight()).unwrap_or(usize::MAX)
     }
 }
 
@@ -159,39 +157,90 @@ mod tests {
         }
     }
 
+    fn body(n: usize, fill: u8) -> Arc<[u8]> {
+        vec![fill; n].into()
+    }
+
+    fn genre(z: u8, g: usize) -> Key {
+        Key::with_plain(&q(z, Some(&format!("g{g}"))))
+    }
+
     #[test]
-    fn bounded_in_entries_and_bytes_least_recently_used_first() {
+    fn small_bodies_are_bounded_in_entries() {
         let c = BodyCache::default();
-        let body = |n: usize| -> Arc<[u8]> { vec![b'x'; n].into() };
         for z in 0..=20u8 {
             for g in 0..20 {
-                c.put(Key::with_plain(&q(z, Some(&format!("g{g}")))), body(10));
+                c.put(genre(z, g), body(10, z));
             }
         }
-        assert_eq!(c.len(), MAX_ENTRIES);
-        assert_eq!(c.bytes(), MAX_ENTRIES * 10);
-        // Too big to keep.
-        c.put(Key::with_plain(&q(3, None)), body(MAX_BODY_BYTES + 1));
-        assert!(c.get(&Key::with_plain(&q(3, None))).is_none());
-        // The byte budget evicts the least recently used first.
-        let c = BodyCache::default();
-        let a = Key::with_plain(&q(1, None));
-        let b = Key::with_plain(&q(2, None));
-        c.put(a.clone(), body(MAX_BODY_BYTES));
-        c.put(b.clone(), body(MAX_BODY_BYTES));
-        assert!(c.get(&a).is_some()); // a is now more recent than b
-        let fit = MAX_BYTES / MAX_BODY_BYTES;
-        for g in 0..fit - 2 {
-            c.put(
-                Key::with_plain(&q(3, Some(&format!("g{g}")))),
-                body(MAX_BODY_BYTES),
-            );
-        }
-        assert_eq!(c.len(), fit, "up to the byte budget, nothing is evicted");
-        c.put(Key::with_plain(&q(4, None)), body(MAX_BODY_BYTES));
+        assert!(c.len() <= MAX_ENTRIES, "{} bodies kept", c.len());
+        assert!(c.len() >= MAX_ENTRIES / 2, "only {} bodies kept", c.len());
         assert!(c.bytes() <= MAX_BYTES);
-        assert_eq!(c.len(), fit);
-        assert!(c.get(&b).is_none(), "b was the least recently used");
-        assert!(c.get(&a).is_some());
+    }
+
+    #[test]
+    fn large_bodies_are_bounded_in_bytes() {
+        let c = BodyCache::default();
+        for g in 0..4 * (MAX_BYTES / MAX_BODY_BYTES) {
+            c.put(genre(3, g), body(MAX_BODY_BYTES, 1));
+            assert!(c.bytes() <= MAX_BYTES, "{} bytes after {g}", c.bytes());
+        }
+        assert!(c.len() <= MAX_BYTES / MAX_BODY_BYTES);
+        assert!(!c.is_empty());
+    }
+
+    #[test]
+    fn a_hit_is_the_body_kept_and_a_miss_is_none() {
+        let c = BodyCache::default();
+        let (a, b) = (Key::with_plain(&q(1, None)), Key::with(&q(1, None), true));
+        let kept = body(100, 7);
+        c.put(a.clone(), kept.clone());
+        let hit = c.get(&a);
+        assert!(hit.as_ref().is_some_and(|h| Arc::ptr_eq(h, &kept)));
+        assert!(c.get(&b).is_none(), "the breakdown is another answer");
+        assert!(c.get(&Key::with_plain(&q(2, None))).is_none());
+        // The same key again replaces the body and is charged once.
+        c.put(a.clone(), body(200, 8));
+        assert_eq!(c.len(), 1);
+        assert_eq!(c.bytes(), MIN_CHARGE);
+        assert!(c.get(&a).is_some_and(|h| h.len() == 200 && h[0] == 8));
+    }
+
+    #[test]
+    fn a_body_over_the_limit_is_not_kept() {
+        let c = BodyCache::default();
+        let k = Key::with_plain(&q(3, None));
+        c.put(k.clone(), body(MAX_BODY_BYTES + 1, 1));
+        assert!(c.get(&k).is_none());
+        assert!(c.is_empty());
+        c.put(k.clone(), body(MAX_BODY_BYTES, 1));
+        assert!(c.get(&k).is_some(), "the largest body allowed is kept");
+        assert_eq!(c.bytes(), MAX_BODY_BYTES);
+    }
+
+    #[test]
+    fn clear_drops_every_body() {
+        let c = BodyCache::default();
+        for g in 0..10 {
+            c.put(genre(5, g), body(1000, 1));
+        }
+        assert_eq!(c.len(), 10);
+        c.clear();
+        assert!(c.is_empty());
+        assert_eq!(c.bytes(), 0);
+        assert!(c.get(&genre(5, 0)).is_none());
+    }
+
+    #[test]
+    fn a_body_asked_again_outlives_bodies_asked_once() {
+        // What replaces the strict LRU order: a repeated view (the landing view) is kept
+        // through a stream of one-off views filling the budget many times over.
+        let c = BodyCache::default();
+        let landing = Key::with_plain(&q(3, None));
+        c.put(landing.clone(), body(1000, 1));
+        for g in 0..20 * MAX_ENTRIES {
+            assert!(c.get(&landing).is_some(), "evicted after {g} other views");
+            c.put(genre(6, g), body(1000, 2));
+        }
     }
 }

@@ -1,29 +1,18 @@
 //! The shared handle on the current snapshot: readers clone an `Arc` under a read lock held
 //! for nanoseconds; a refresh builds the next snapshot off the request path and swaps it.
-//! The background task listens for `bandmap_map_changed` and also polls the version counter.
+//! The index is a [`ReadModel`]: the one refresh task (`crate::refresh`) rebuilds it after
+//! each notification and whenever the polled version moved.
 
 use crate::map::load::{self, LoadError};
 use crate::map::snapshot::Snapshot;
-use crate::name_search::NameSearch;
+use crate::refresh::{Change, ReadModel, RefreshError, Refreshed};
 use bandmap_db::PgPool;
-use bandmap_db::map_points::{self, PgListener};
+use futures::future::BoxFuture;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
-use std::time::Duration;
-use tokio_util::sync::CancellationToken;
 
 /// Channel notified by the triggers of migrations 010 and 014.
 pub use bandmap_db::map_points::CHANNEL;
-/// Version poll interval (covers a lost LISTEN connection).
-pub const POLL_INTERVAL: Duration = Duration::from_secs(5);
-/// Pause after a failed refresh.
-pub const RETRY_DELAY: Duration = Duration::from_secs(2);
-/// Notifications arriving within this window are folded into one rebuild.
-pub const DEBOUNCE: Duration = Duration::from_millis(250);
-/// Least time between two loads of the name search's copy: while the pipeline writes
-/// without pause, every change would otherwise read every band again. Meanwhile searches
-/// run in SQL, as they did before the copy existed.
-pub const NAMES_RELOAD_GAP: Duration = Duration::from_secs(5);
 
 /// The map index of one API process.
 #[derive(Debug)]
@@ -135,78 +124,39 @@ impl MapIndex {
         self.failed.store(false, Ordering::Release);
         self.loaded.store(true, Ordering::Release);
     }
+}
 
-    /// Keeps the snapshot fresh until `shutdown`: loads at once, rebuilds after each
-    /// notification (debounced) and whenever the polled version moved. The name search
-    /// hears of the same changes (at once, before the debounce) and is reloaded after the
-    /// map, at most once per [`NAMES_RELOAD_GAP`].
-    pub async fn run(
-        self: Arc<Self>,
-        pool: PgPool,
-        names: Arc<NameSearch>,
-        shutdown: CancellationToken,
-    ) {
-        let mut listener: Option<PgListener> = None;
-        let mut names_loaded_at: Option<std::time::Instant> = None;
-        loop {
-            if listener.is_none() {
-                listener = map_points::listen(&pool).await;
-            }
-            let notified = {
-                let wait = async {
-                    match listener.as_mut() {
-                        Some(l) => l.recv().await.is_ok(),
-                        None => std::future::pending().await,
-                    }
-                };
-                tokio::select! {
-                    _ = shutdown.cancelled() => return,
-                    ok = wait => Some(ok),
-                    _ = tokio::time::sleep(POLL_INTERVAL) => None,
-                    _ = std::future::ready(()), if !self.loaded.load(Ordering::Acquire) => None,
+impl ReadModel for MapIndex {
+    fn name(&self) -> &'static str {
+        "map index"
+    }
+
+    fn awaits_first_load(&self) -> bool {
+        !self.loaded.load(Ordering::Acquire)
+    }
+
+    /// After a notification, rebuilds; after a poll, rebuilds only when the committed data
+    /// moved since the snapshot, and then reports it found (the name search hears of it).
+    fn refresh<'a>(
+        &'a self,
+        pool: &'a PgPool,
+        change: Change,
+    ) -> BoxFuture<'a, Result<Refreshed, RefreshError>> {
+        Box::pin(async move {
+            match change {
+                Change::Announced => {
+                    self.reload(pool).await?;
+                    Ok(Refreshed::Current)
                 }
-            };
-            let outcome = match notified {
-                Some(true) => {
-                    names.changed();
-                    tokio::time::sleep(DEBOUNCE).await;
-                    if let Some(l) = listener.as_mut() {
-                        while l.next_buffered().is_some() {}
-                    }
-                    self.reload(&pool).await.map(|()| true)
-                }
-                Some(false) => {
-                    listener = None;
-                    self.refresh(&pool).await
-                }
-                None => self.refresh(&pool).await,
-            };
-            if matches!(notified, Some(false) | None) && matches!(outcome, Ok(true)) {
-                // The poll found a change no notification announced.
-                names.changed();
-            }
-            let mut failed = false;
-            if let Err(e) = outcome {
-                tracing::warn!(error = %e, "map refresh failed; keeping the previous snapshot");
-                failed = true;
-            }
-            if names_loaded_at.is_none_or(|at| at.elapsed() >= NAMES_RELOAD_GAP) {
-                match names.catch_up(&pool).await {
-                    Ok(true) => names_loaded_at = Some(std::time::Instant::now()),
-                    Ok(false) => {}
-                    Err(e) => {
-                        tracing::warn!(error = %e, "name search refresh failed; searches run in SQL meanwhile");
-                        failed = true;
-                    }
+                Change::Polled => {
+                    let rebuilt = MapIndex::refresh(self, pool).await?;
+                    Ok(if rebuilt {
+                        Refreshed::Found
+                    } else {
+                        Refreshed::Current
+                    })
                 }
             }
-            if failed {
-                // Without a first snapshot the loop would retry at once: back off.
-                tokio::select! {
-                    _ = shutdown.cancelled() => return,
-                    _ = tokio::time::sleep(RETRY_DELAY) => {}
-                }
-            }
-        }
+        })
     }
 }

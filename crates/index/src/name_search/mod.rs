@@ -9,7 +9,8 @@
 //! was loaded; otherwise the caller runs the SQL search, as before. Changes are learned
 //! from the map's notifications (`bandmap_map_changed`, which migration 024 also sends for
 //! new bands and moved primary points), from the version poll, and from this process's own
-//! writes (admin edits, imports). The map's refresh task reloads the copy after each.
+//! writes (admin edits, imports). The one refresh task (`crate::refresh`) reloads the copy
+//! after each, at most once per [`RELOAD_GAP`].
 
 mod table;
 pub mod trigrams;
@@ -17,10 +18,18 @@ pub mod trigrams;
 pub use table::{NameTable, TRIGRAM_CHARS, TableBuilder, fold};
 
 use crate::countries::{CountryTable, CountryTableBuilder};
+use crate::refresh::{Change, ReadModel, RefreshError, Refreshed};
 use bandmap_db::PgPool;
 use bandmap_db::bands::by_name;
+use futures::future::BoxFuture;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+/// Least time between two loads of the copy by the refresh task: while the pipeline writes
+/// without pause, every change would otherwise read every band again. Meanwhile searches
+/// run in SQL, as they did before the copy existed.
+pub const RELOAD_GAP: Duration = Duration::from_secs(5);
 
 /// Why a load failed.
 #[derive(Debug, thiserror::Error)]
@@ -44,6 +53,8 @@ pub struct NameSearch {
     /// The value of `changes` read before the copy in use was loaded.
     loaded_after: AtomicU64,
     loading: tokio::sync::Mutex<()>,
+    /// When the refresh task last loaded the copy ([`RELOAD_GAP`]).
+    reloaded_at: std::sync::Mutex<Option<Instant>>,
 }
 
 impl NameSearch {
@@ -135,6 +146,38 @@ impl NameSearch {
             .read()
             .map(|g| g.as_ref().map_or(0, |t| t.len()))
             .unwrap_or(0)
+    }
+}
+
+impl ReadModel for NameSearch {
+    fn name(&self) -> &'static str {
+        "name search"
+    }
+
+    /// The copy stops answering at once; the next refresh reloads it.
+    fn heard(&self) {
+        self.changed();
+    }
+
+    /// Reloads the copy (and the country counts) when a change was heard since its load,
+    /// unless the last load is less than [`RELOAD_GAP`] old; searches run in SQL meanwhile.
+    fn refresh<'a>(
+        &'a self,
+        pool: &'a PgPool,
+        _: Change,
+    ) -> BoxFuture<'a, Result<Refreshed, RefreshError>> {
+        Box::pin(async move {
+            let last = self.reloaded_at.lock().map(|t| *t).unwrap_or(None);
+            if last.is_some_and(|at| at.elapsed() < RELOAD_GAP) {
+                return Ok(Refreshed::Current);
+            }
+            if self.catch_up(pool).await?
+                && let Ok(mut at) = self.reloaded_at.lock()
+            {
+                *at = Some(Instant::now());
+            }
+            Ok(Refreshed::Current)
+        })
     }
 }
 

@@ -8,3 +8,4 @@ mod flows_reference;
 mod name_search;
 mod reference;
 mod refresh;
+mod refresh_task;

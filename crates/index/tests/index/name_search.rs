@@ -201,10 +201,12 @@ async fn the_refresh_task_reloads_the_copy_after_a_new_band() {
     let map = Arc::new(MapIndex::new());
     let names = Arc::new(NameSearch::new());
     let shutdown = tokio_util::sync::CancellationToken::new();
-    let task = tokio::spawn(
-        map.clone()
-            .run(db.pool.clone(), names.clone(), shutdown.clone()),
-    );
+    let models: Vec<Arc<dyn bandmap_index::refresh::ReadModel>> = vec![map.clone(), names.clone()];
+    let task = tokio::spawn(bandmap_index::refresh::run(
+        db.pool.clone(),
+        models,
+        shutdown.clone(),
+    ));
     let found = |names: &NameSearch| names.fresh().map(|c| memory_answer(&c, "gamma", 20).len());
     wait_until(|| found(&names) == Some(0)).await;
     sqlx::query("INSERT INTO bands (ma_id, name) VALUES (3, 'Gamma')")

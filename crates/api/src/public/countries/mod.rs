@@ -119,7 +119,7 @@ pub async fn countries(
     Query(p): Query<MapFilterParams>,
 ) -> Result<Response, ApiError> {
     let CountriesRequest { filter, families } = request(&p);
-    let counts = match state.name_search.fresh_countries() {
+    let counts = match state.read.name_search.fresh_countries() {
         Some(copy) => copy.count(&CountryQuery {
             genre: filter.genre,
             country: filter.country,
@@ -131,6 +131,7 @@ pub async fn countries(
         None => counts_in_sql(&state, &filter, families).await?,
     };
     let pops = state
+        .read
         .populations
         .for_gazetteer(&state.config.geocoder.gazetteer_path)
         .await;

@@ -10,7 +10,7 @@
 //! `std::sync::Mutex` section per attempt, no await inside it.
 //!
 //! Refused attempts are counted per *locked key* — the address when it is locked, else the
-//! username — and handed to [`super::lockout::flush_refused`], which adds each key's count
+//! username — and handed to [`crate::auth::lockout::flush_refused`], which adds each key's count
 //! to that key's row of the last hour (CONTRACT §5: every attempt is counted) and logs one
 //! summary warning. Keyed by what is locked, a client varying its username from a locked
 //! address, or its address against a locked username, moves one counter (issue 31).
@@ -18,12 +18,22 @@
 //! An IPv6 address is keyed by its /64 ([`crate::connections::address_key`]): one host
 //! usually holds a whole /64 and could otherwise rotate through it.
 
-use super::lockout::{MAX_FAILURES, window};
 use crate::connections::address_key;
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Duration, Utc};
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+/// Failures tolerated inside the window (CONTRACT §5; `crate::auth::lockout` applies the
+/// same policy to the database's record).
+pub const MAX_FAILURES: i64 = 5;
+/// Length of the window.
+pub const WINDOW_MINUTES: i64 = 15;
+
+/// The lockout window.
+pub fn window() -> Duration {
+    Duration::minutes(WINDOW_MINUTES)
+}
 
 /// Most distinct locked keys of refused attempts kept between two flushes; beyond it they
 /// are counted together (one row with neither, see the flush).
