@@ -30,3 +30,4 @@ mod public_search_memory;
 mod security_headers;
 mod sessions_end;
 mod support;
+mod wire_shapes;
