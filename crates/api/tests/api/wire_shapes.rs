@@ -13,8 +13,11 @@ use crate::support::admin::*;
 use bandmap_db::runs::{JobType, Level, Run};
 use bandmap_test_support::{TestApp, spawn_app};
 use reqwest::Method;
-use serde_json::{Map, Value, json};
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::{Serialize, Serializer};
+use serde_json::{Value, json};
 use sqlx::PgPool;
+use std::fmt;
 use std::path::PathBuf;
 
 /// The schemas of the wire types made of `db` rows, and of the shapes holding them.
@@ -23,13 +26,16 @@ const SCHEMAS: &[&str] = &[
     "TriggerItem",
     "HealthItem",
     "Live",
+    "CheckpointItem",
     "HistoryItem",
     "LogItem",
     "ActivityItem",
     "Bucket",
     "Stats",
     "QueueItem",
+    "Priorities",
     "Queue",
+    "ProviderItem",
     "ModelItem",
     "GeocodingOverview",
     "LlmItem",
@@ -55,6 +61,7 @@ const SCHEMAS: &[&str] = &[
 const ADMIN_PATHS: &[&str] = &[
     "/admin/api/live",
     "/admin/api/health",
+    "/admin/api/crawl-checkpoints",
     "/admin/api/job-triggers",
     "/admin/api/activity",
     "/admin/api/logs",
@@ -76,7 +83,7 @@ fn fixture(name: &str) -> PathBuf {
 }
 
 /// Compares `got` with the recorded file, or records it.
-fn check(name: &str, got: &Value) {
+fn check(name: &str, got: &Json) {
     let text = serde_json::to_string_pretty(got).unwrap() + "\n";
     let path = fixture(name);
     if std::env::var_os("BANDMAP_WIRE_RECORD").is_some() {
@@ -99,30 +106,31 @@ fn check(name: &str, got: &Value) {
 #[tokio::test]
 async fn schemas_of_the_row_shapes_are_unchanged() {
     let app = spawn_app().await;
-    let doc = app.openapi().await;
-    let schemas = &doc["components"]["schemas"];
-    let mut got = Map::new();
+    let doc = served(&app, None, "/api/openapi.json").await;
+    let schemas = doc.get("components").and_then(|c| c.get("schemas")).unwrap();
+    let mut got = Vec::new();
     for name in SCHEMAS {
-        assert!(schemas.get(name).is_some(), "schema {name} is missing");
-        got.insert((*name).to_string(), schemas[name].clone());
+        let schema = schemas.get(name);
+        assert!(schema.is_some(), "schema {name} is missing");
+        got.push(((*name).to_string(), schema.unwrap().clone()));
     }
     // The generic pages that hold row shapes, whatever utoipa names them.
-    for (name, schema) in schemas.as_object().unwrap() {
+    for (name, schema) in schemas.entries() {
         if name.starts_with("ListPage") {
-            got.insert(name.clone(), schema.clone());
+            got.push((name.clone(), schema.clone()));
         }
     }
     // Every path's 200 answer, so a response pointing elsewhere shows too.
-    let mut answers = Map::new();
-    for (path, item) in doc["paths"].as_object().unwrap() {
-        for (method, op) in item.as_object().unwrap() {
-            if let Some(ok) = op["responses"].get("200") {
-                answers.insert(format!("{method} {path}"), ok.clone());
+    let mut answers = Vec::new();
+    for (path, item) in doc.get("paths").unwrap().entries() {
+        for (method, op) in item.entries() {
+            if let Some(ok) = op.get("responses").and_then(|r| r.get("200")) {
+                answers.push((format!("{method} {path}"), ok.clone()));
             }
         }
     }
-    got.insert("200 answers".to_string(), Value::Object(answers));
-    check("schemas.json", &Value::Object(got));
+    got.push(("200 answers".to_string(), Json::Object(answers)));
+    check("schemas.json", &Json::Object(got));
 }
 
 #[tokio::test]
@@ -140,36 +148,118 @@ async fn responses_built_from_rows_are_unchanged() {
     )
     .await;
     assert_eq!(r.status(), 200);
-    let mut got = Map::new();
+    let mut got = Vec::new();
     for path in ADMIN_PATHS {
-        got.insert((*path).to_string(), text_of(&app, Some(&cookie), path).await);
+        let mut body = served(&app, Some(&cookie), path).await;
+        body.mask_times();
+        got.push(((*path).to_string(), body));
     }
     for path in PUBLIC_PATHS {
-        got.insert((*path).to_string(), text_of(&app, None, path).await);
+        let mut body = served(&app, None, path).await;
+        body.mask_times();
+        got.push(((*path).to_string(), body));
     }
-    check("responses.json", &Value::Object(got));
+    check("responses.json", &Json::Object(got));
 }
 
-/// The body as served (key order kept), timestamps masked.
-async fn text_of(app: &TestApp, cookie: Option<&str>, path: &str) -> Value {
+/// The body as served, its keys in the order served.
+async fn served(app: &TestApp, cookie: Option<&str>, path: &str) -> Json {
     let r = match cookie {
         Some(c) => send(app, c, Method::GET, path, None).await,
         None => reqwest::get(app.url(path)).await.unwrap(),
     };
     assert_eq!(r.status(), 200, "GET {path}");
-    let mut v: Value = serde_json::from_str(&r.text().await.unwrap()).unwrap();
-    mask_times(&mut v);
-    v
+    serde_json::from_str(&r.text().await.unwrap()).unwrap()
 }
 
-fn mask_times(v: &mut Value) {
-    match v {
-        Value::String(s) if chrono::DateTime::parse_from_rfc3339(s).is_ok() => {
-            *s = "<time>".to_string();
+/// JSON that keeps the order of object keys (`serde_json::Value` sorts them in this build).
+#[derive(Debug, Clone)]
+enum Json {
+    Leaf(Value),
+    Array(Vec<Json>),
+    Object(Vec<(String, Json)>),
+}
+
+impl Json {
+    fn get(&self, key: &str) -> Option<&Json> {
+        self.entries().iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    fn entries(&self) -> &[(String, Json)] {
+        match self {
+            Json::Object(o) => o,
+            _ => &[],
         }
-        Value::Array(a) => a.iter_mut().for_each(mask_times),
-        Value::Object(o) => o.values_mut().for_each(mask_times),
-        _ => {}
+    }
+
+    /// Timestamps move with the clock: each becomes `<time>`.
+    fn mask_times(&mut self) {
+        match self {
+            Json::Leaf(Value::String(s)) if chrono::DateTime::parse_from_rfc3339(s).is_ok() => {
+                *s = "<time>".to_string();
+            }
+            Json::Leaf(_) => {}
+            Json::Array(a) => a.iter_mut().for_each(Json::mask_times),
+            Json::Object(o) => o.iter_mut().for_each(|(_, v)| v.mask_times()),
+        }
+    }
+}
+
+impl Serialize for Json {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Json::Leaf(v) => v.serialize(s),
+            Json::Array(a) => s.collect_seq(a),
+            Json::Object(o) => s.collect_map(o.iter().map(|(k, v)| (k, v))),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Json {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(JsonVisitor)
+    }
+}
+
+struct JsonVisitor;
+
+impl<'de> Visitor<'de> for JsonVisitor {
+    type Value = Json;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("JSON")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Json, E> {
+        Ok(Json::Leaf(v.into()))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Json, E> {
+        Ok(Json::Leaf(v.into()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Json, E> {
+        Ok(Json::Leaf(v.into()))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Json, E> {
+        Ok(Json::Leaf(v.into()))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Json, E> {
+        Ok(Json::Leaf(v.into()))
+    }
+    fn visit_unit<E>(self) -> Result<Json, E> {
+        Ok(Json::Leaf(Value::Null))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Json, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = a.next_element()? {
+            items.push(item);
+        }
+        Ok(Json::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Json, A::Error> {
+        let mut entries = Vec::new();
+        while let Some(entry) = a.next_entry()? {
+            entries.push(entry);
+        }
+        Ok(Json::Object(entries))
     }
 }
 
@@ -226,6 +316,12 @@ async fn seed(pool: &PgPool) {
         .execute(pool)
         .await
         .unwrap();
+    sqlx::query(
+        "INSERT INTO crawl_checkpoint (key, value) VALUES ('wire_check', '2026-01-02')",
+    )
+    .execute(pool)
+    .await
+    .unwrap();
     sqlx::query(
         "INSERT INTO service_health (service, state, checks, instance, last_write_at) VALUES
             ('crawler', 'ok', '{\"database\": true}', 'host:1', now() - interval '3 hours')",
