@@ -16,11 +16,14 @@ use crate::state::AppState;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
-use bandmap_db::bands::by_name::{self, NameRow};
+use bandmap_db::bands::by_name;
 use bandmap_index::name_search::NameTable;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use utoipa::{IntoParams, ToSchema};
+
+/// One search result, as `crates/db` reads it (and the in-memory copy answers it).
+pub use bandmap_db::bands::by_name::NameRow as SearchHit;
 
 /// Most results.
 pub const LIMIT: i64 = 20;
@@ -49,36 +52,6 @@ pub struct ShortAnswers(quick_cache::sync::Cache<(String, u64), Arc<Vec<SearchHi
 impl Default for ShortAnswers {
     fn default() -> Self {
         ShortAnswers(quick_cache::sync::Cache::new(4096))
-    }
-}
-
-/// One search result.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct SearchHit {
-    /// Upstream id.
-    pub ma_id: i64,
-    /// Name.
-    pub name: String,
-    /// Country name.
-    pub country: Option<String>,
-    /// Genre.
-    pub genre: Option<String>,
-    /// Primary point latitude (null when not located).
-    pub lat: Option<f64>,
-    /// Primary point longitude.
-    pub lon: Option<f64>,
-}
-
-impl From<NameRow> for SearchHit {
-    fn from(r: NameRow) -> SearchHit {
-        SearchHit {
-            ma_id: r.ma_id,
-            name: r.name,
-            country: r.country,
-            genre: r.genre,
-            lat: r.lat,
-            lon: r.lon,
-        }
     }
 }
 
@@ -136,11 +109,9 @@ fn from_memory(copy: &NameTable, q: &str) -> Vec<SearchHit> {
     copy.search(q, LIMIT as usize)
         .into_iter()
         .filter_map(|row| copy.hit(row))
-        .map(SearchHit::from)
         .collect()
 }
 
 async fn query(state: &AppState, q: &str) -> Result<Vec<SearchHit>, ApiError> {
-    let rows = by_name::search(&state.public_pool, q, LIMIT).await?;
-    Ok(rows.into_iter().map(SearchHit::from).collect())
+    Ok(by_name::search(&state.public_pool, q, LIMIT).await?)
 }

@@ -79,7 +79,9 @@ const ADMIN_PATHS: &[&str] = &[
 const PUBLIC_PATHS: &[&str] = &["/api/search?q=alp", "/api/bands/101", "/api/bands/102"];
 
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/api/wire").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/api/wire")
+        .join(name)
 }
 
 /// Compares `got` with the recorded file, or records it.
@@ -107,7 +109,10 @@ fn check(name: &str, got: &Json) {
 async fn schemas_of_the_row_shapes_are_unchanged() {
     let app = spawn_app().await;
     let doc = served(&app, None, "/api/openapi.json").await;
-    let schemas = doc.get("components").and_then(|c| c.get("schemas")).unwrap();
+    let schemas = doc
+        .get("components")
+        .and_then(|c| c.get("schemas"))
+        .unwrap();
     let mut got = Vec::new();
     for name in SCHEMAS {
         let schema = schemas.get(name);
@@ -182,7 +187,10 @@ enum Json {
 
 impl Json {
     fn get(&self, key: &str) -> Option<&Json> {
-        self.entries().iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        self.entries()
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
     }
 
     fn entries(&self) -> &[(String, Json)] {
@@ -316,12 +324,10 @@ async fn seed(pool: &PgPool) {
         .execute(pool)
         .await
         .unwrap();
-    sqlx::query(
-        "INSERT INTO crawl_checkpoint (key, value) VALUES ('wire_check', '2026-01-02')",
-    )
-    .execute(pool)
-    .await
-    .unwrap();
+    sqlx::query("INSERT INTO crawl_checkpoint (key, value) VALUES ('wire_check', '2026-01-02')")
+        .execute(pool)
+        .await
+        .unwrap();
     sqlx::query(
         "INSERT INTO service_health (service, state, checks, instance, last_write_at) VALUES
             ('crawler', 'ok', '{\"database\": true}', 'host:1', now() - interval '3 hours')",
