@@ -93,8 +93,10 @@ impl Bucket {
     }
 }
 
-/// One bucket of the geocoding chart; every count is over the bucket.
-#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+// Every count is over the bucket.
+/// One bucket of the geocoding chart.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, sqlx::FromRow)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = GeocodingBucket))]
 pub struct GeocodingPoint {
     /// Start of the bucket (UTC).
     pub at: DateTime<Utc>,
@@ -102,7 +104,7 @@ pub struct GeocodingPoint {
     pub geocoded: i64,
     /// Rows that became `error`.
     pub errors: i64,
-    /// Rows handed to the LLM (`llm_needed`).
+    /// Rows handed to the LLM.
     pub llm_needed: i64,
     /// Rows left to an admin (`manual`).
     pub manual: i64,
@@ -140,16 +142,18 @@ pub async fn geocoding_series(
     .await?)
 }
 
-/// LLM calls of one model on one UTC day.
-#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+// Calls are counted valid or not (every call is billed); the cost sums the finite costs.
+/// LLM calls of one model on one day.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, sqlx::FromRow)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = LlmDayItem))]
 pub struct LlmDay {
     /// The day (00:00 UTC).
     pub day: DateTime<Utc>,
     /// Model that answered.
     pub model: String,
-    /// Calls (valid or not: every call is billed).
+    /// Calls.
     pub calls: i64,
-    /// Sum of the finite costs (None when no call had a known cost).
+    /// Cost in USD (null when no call had a known price).
     pub cost_usd: Option<f64>,
     /// Prompt tokens.
     pub prompt_tokens: i64,

@@ -50,8 +50,9 @@ pub struct CardRow {
     pub url: Option<String>,
 }
 
-/// One step of the band's path.
-#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+/// One step of a band's path.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, sqlx::FromRow)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = CardStep))]
 pub struct CardStepRow {
     /// `band_locations.id`.
     pub location_id: i64,
@@ -61,11 +62,17 @@ pub struct CardStepRow {
     pub step_label: Option<String>,
     /// Location text.
     pub location_raw: String,
-    /// Latitude when located (a located status), else None.
+    // Coordinates only for a located status; a non-finite one is written `null` by
+    // serde_json, so it shows as unknown.
+    /// Latitude when located.
     pub lat: Option<f64>,
-    /// Longitude when located, else None.
+    /// Longitude when located.
     pub lon: Option<f64>,
-    /// Not located because its text names a region alone (the geocoder's note, issue 30).
+    // From the geocoder's note.
+    /// True when the step is not located because its text names a region alone (issue
+    /// 30: the card says "région seulement"); absent otherwise.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "openapi", schema(default = false))]
     pub region_only: bool,
 }
 

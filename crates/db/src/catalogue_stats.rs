@@ -17,8 +17,9 @@ use sqlx::PgExecutor;
 
 /// One bucket of a breakdown.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, sqlx::FromRow)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = Bucket))]
 pub struct KeyCount {
-    /// The value (`(none)` for a missing one).
+    /// Value (`(none)` when missing).
     pub key: String,
     /// Bands.
     pub count: i64,
@@ -93,14 +94,16 @@ pub async fn by_genre_keyword(db: impl PgExecutor<'_>) -> Result<Vec<KeyCount>> 
     .await?)
 }
 
-/// Queue sizes per priority (disjoint: each band counts under its first priority).
+// Each band counts under its first priority only; `enrich_pending` is rule 4's flag.
+/// Queue sizes per priority (disjoint).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, sqlx::FromRow)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = Priorities))]
 pub struct QueueCounts {
-    /// Bands flagged by the crawler (rule 4).
+    /// Flagged by the crawler.
     pub enrich_pending: i64,
-    /// Bands changed more than a minute after their last crawl (rule 2).
+    /// Changed more than a minute after the last crawl (rule 2).
     pub updated_since_crawl: i64,
-    /// Bands never enriched.
+    /// Never enriched.
     pub never_enriched: i64,
 }
 
@@ -111,8 +114,9 @@ impl QueueCounts {
     }
 }
 
-/// One queued band.
+/// A queued band.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, sqlx::FromRow)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = QueueItem))]
 pub struct QueuedBand {
     /// Band id.
     pub ma_id: i64,

@@ -32,10 +32,11 @@ pub async fn set(pool: &PgPool, key: &str, value: &str) -> Result<()> {
     Ok(())
 }
 
-/// One checkpoint row.
+/// A crawl checkpoint.
 #[derive(Debug, Clone, serde::Serialize, sqlx::FromRow)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = CheckpointItem))]
 pub struct Checkpoint {
-    /// Key.
+    /// Key, e.g. `last_full_crawl_at`, `last_created_check`.
     pub key: String,
     /// Value.
     pub value: String,

@@ -33,14 +33,16 @@ pub async fn processed_last_hour(db: impl PgExecutor<'_>) -> Result<i64> {
     .await?)
 }
 
-/// One provider's share of the rows that carry a provider.
+// One provider's share of the rows that carry a provider.
+/// Rows of one provider.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, sqlx::FromRow)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = ProviderItem))]
 pub struct ProviderCount {
-    /// Provider name (`geoapify`, `gazetteer`, `llm+…`, `manual`…).
+    /// Provider (`gazetteer`, `geoapify`, `llm+…`, `manual`…).
     pub provider: String,
-    /// Rows.
+    /// `band_locations` rows carrying it (any status).
     pub count: i64,
-    /// Average confidence (non-finite values ignored; None when none).
+    /// Average confidence (non-finite values ignored).
     pub avg_confidence: Option<f64>,
 }
 

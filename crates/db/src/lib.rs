@@ -21,6 +21,8 @@ pub mod login_attempts;
 pub mod map_points;
 pub mod migrate;
 pub mod monitoring;
+#[cfg(feature = "openapi")]
+pub mod openapi;
 pub mod pages;
 pub mod point;
 pub mod provider_pacing;

@@ -39,34 +39,36 @@ const COST_SQL: &str = "CASE WHEN c.cost_usd IS NULL
           OR abs(c.cost_usd) > 1e15
      THEN NULL ELSE c.cost_usd::float8 END";
 
-/// One LLM call as the admin API shows it.
+// As the admin API shows it; a NaN or infinite cost is read as None.
+/// One LLM call.
 #[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = LlmItem))]
 pub struct LlmCall {
     /// Row id.
     pub id: i64,
-    /// When the call was made.
+    /// When.
     pub created_at: DateTime<Utc>,
-    /// Band that triggered the call.
+    /// Band that triggered it.
     pub ma_id: Option<i64>,
-    /// Its name (NULL when the band was deleted).
+    /// Its name (null when the band is gone).
     pub band_name: Option<String>,
-    /// The place text sent.
+    /// Place sent.
     pub location_raw: Option<String>,
-    /// Country of the row.
+    /// Country sent.
     pub country: Option<String>,
-    /// Model that actually answered.
+    /// Model that answered.
     pub model: String,
-    /// `{"city","region","country","confidence"}`; NULL when the reply was malformed.
+    /// `{"city","region","country","confidence"}`; null when the reply was malformed.
     pub extraction: Option<Value>,
-    /// Prompt tokens billed.
+    /// Prompt tokens.
     pub prompt_tokens: Option<i32>,
-    /// Completion tokens billed.
+    /// Completion tokens.
     pub completion_tokens: Option<i32>,
-    /// Cost in USD; `None` for NULL, NaN or infinite values.
+    /// Cost in USD (null when unknown or NaN).
     pub cost_usd: Option<f64>,
-    /// The messages sent, as text.
+    /// Prompt text.
     pub prompt: Option<String>,
-    /// The raw reply body.
+    /// Raw reply.
     pub response: Option<String>,
 }
 
@@ -88,12 +90,16 @@ pub struct LlmFilter {
     pub location_pattern: Option<String>,
 }
 
-/// Totals over a filter.
+// `cost_usd` sums the finite costs, so it is always finite (the API's schema has always
+// said number or null).
+/// Totals over the filter.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = LlmTotalsItem))]
 pub struct LlmTotals {
-    /// Number of calls.
+    /// Calls.
     pub calls: i64,
-    /// Sum of the finite costs (NaN rows ignored); always finite.
+    /// Cost in USD (NaN rows ignored).
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<f64>))]
     pub cost_usd: f64,
 }
 
@@ -108,22 +114,27 @@ pub struct LlmPage {
     pub totals: LlmTotals,
 }
 
-/// Per-model aggregate (`llm_models` of `/admin/api/geocoding`).
+// One item of `llm_models` (`/admin/api/geocoding`). Malformed replies are billed;
+// `cost_usd` sums the finite costs, so it is always finite (the API's schema has always said
+// number or null).
+/// LLM usage of one model.
 #[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = ModelItem))]
 pub struct ModelStats {
-    /// Model id.
+    /// Model.
     pub model: String,
-    /// Calls made with it.
+    /// Calls.
     pub calls: i64,
-    /// Calls whose valid extraction has no city (malformed replies excluded).
+    /// Calls whose valid extraction gave no city (malformed replies excluded).
     pub city_null: i64,
-    /// Malformed replies (billed, no valid extraction): errors, counted apart.
+    /// Malformed replies (no valid extraction): errors, counted apart from `city_null`.
     pub malformed: i64,
-    /// Sum of the finite costs; always finite.
+    /// Total cost in USD (NaN rows ignored).
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<f64>))]
     pub cost_usd: f64,
-    /// Sum of prompt tokens.
+    /// Prompt tokens.
     pub prompt_tokens: i64,
-    /// Sum of completion tokens.
+    /// Completion tokens.
     pub completion_tokens: i64,
 }
 

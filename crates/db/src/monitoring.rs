@@ -92,18 +92,19 @@ pub struct LogFilter {
     pub level: Option<Level>,
 }
 
-/// One log line.
+/// A `crawl_log` line.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, sqlx::FromRow)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = LogItem))]
 pub struct LogLine {
     /// Line id.
     pub id: i64,
-    /// Run (None for admin action lines).
+    /// Run (null for admin action lines).
     pub run_id: Option<i64>,
     /// When.
     pub at: DateTime<Utc>,
     /// `debug`, `info`, `warn`, `error`.
     pub level: String,
-    /// Text.
+    /// Text (may contain scraped text: escape it).
     pub message: String,
 }
 
@@ -151,15 +152,19 @@ pub async fn logs(
 
 /// A `crawl_run` row.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, sqlx::FromRow)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = RunItem))]
 pub struct RunRow {
     /// Run id.
     pub id: i64,
-    /// Run type.
+    /// The job it runs.
     #[sqlx(rename = "type")]
+    #[serde(rename = "type")]
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::openapi::job_type))]
     pub run_type: JobType,
-    /// Status.
+    /// Its status.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::openapi::run_status))]
     pub status: RunStatus,
-    /// Cooperative cancel flag.
+    /// Cooperative cancel flag (rule 10).
     pub cancel_requested: bool,
     /// Start.
     pub started_at: DateTime<Utc>,
@@ -167,9 +172,9 @@ pub struct RunRow {
     pub finished_at: Option<DateTime<Utc>>,
     /// Last progress write.
     pub updated_at: DateTime<Utc>,
-    /// Progress statistics.
+    /// Progress statistics (`total`, `processed`, `failed`…).
     pub stats: Value,
-    /// Error text.
+    /// Error text (may contain scraped text: escape it).
     pub error: Option<String>,
     /// Trigger that started it.
     pub trigger_id: Option<i64>,
@@ -189,12 +194,14 @@ pub async fn running_runs(pool: &PgPool) -> Result<Vec<RunRow>> {
 
 /// A `job_triggers` row.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, sqlx::FromRow)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = TriggerItem))]
 pub struct TriggerRow {
     /// Trigger id.
     pub id: i64,
-    /// Requested job type.
+    /// Requested job type (free text: an unknown type is closed as `error`).
     pub job_type: String,
     /// Its state.
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::openapi::trigger_status))]
     pub status: TriggerStatus,
     /// Creation.
     pub created_at: DateTime<Utc>,
@@ -204,7 +211,7 @@ pub struct TriggerRow {
     pub claimed_at: Option<DateTime<Utc>>,
     /// End time.
     pub finished_at: Option<DateTime<Utc>>,
-    /// Run started by it.
+    /// Run it started.
     pub run_id: Option<i64>,
     /// Error text.
     pub error: Option<String>,
@@ -237,20 +244,21 @@ pub async fn triggers(
     Ok((rows, total))
 }
 
-/// A `service_health` row with `stale` computed by the database (rule 24).
+/// A `service_health` row with `stale` computed in SQL (rule 24).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, sqlx::FromRow)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = HealthItem))]
 pub struct HealthRow {
     /// `crawler`, `geocoder`, `enqueue`, `llm`.
     pub service: String,
-    /// `ok` or `degraded`.
+    /// `ok` or `degraded` (as the service last wrote it).
     pub state: String,
-    /// Check results.
+    /// Check results, by check name.
     pub checks: Value,
     /// Instance that wrote the row.
     pub instance: Option<String>,
     /// Last heartbeat write.
     pub last_write_at: DateTime<Utc>,
-    /// No write for more than 2 hours, whatever `state` says.
+    /// True when the last write is more than 2 hours old, whatever `state` says.
     pub stale: bool,
 }
 
@@ -289,8 +297,9 @@ pub async fn run(pool: &PgPool, id: i64) -> Result<Option<RunRow>> {
     .await?)
 }
 
-/// An admin action on a band or one of its location rows.
-#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+/// One admin action on the band or one of its location rows.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, sqlx::FromRow)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = HistoryItem))]
 pub struct HistoryRow {
     /// Audit id.
     pub id: i64,
@@ -298,7 +307,7 @@ pub struct HistoryRow {
     pub at: DateTime<Utc>,
     /// Admin.
     pub username: String,
-    /// Action (`band.patch`, `band.unlock`, `location.patch`…).
+    /// Action, e.g. `band.patch`, `band.unlock`, `location.patch`.
     pub action: String,
     /// `band:<ma_id>` or `location:<id>`.
     pub target: Option<String>,

@@ -7,49 +7,14 @@ use crate::error::{ApiError, ErrorBody};
 use crate::extract::{PageParams, Path, Query};
 use crate::state::AppState;
 use axum::extract::State;
-use bandmap_db::monitoring::HistoryRow;
-use chrono::{DateTime, Utc};
-use serde::Serialize;
-use serde_json::Value;
-use utoipa::ToSchema;
 use utoipa_axum::{router::OpenApiRouter, routes};
+
+/// One admin action on the band or one of its location rows, as `crates/db` reads it.
+pub use bandmap_db::monitoring::HistoryRow as HistoryItem;
 
 /// Routes of this module.
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(band_history))
-}
-
-/// One admin action on the band or one of its location rows.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct HistoryItem {
-    /// Audit id.
-    pub id: i64,
-    /// When.
-    pub at: DateTime<Utc>,
-    /// Admin.
-    pub username: String,
-    /// Action, e.g. `band.patch`, `band.unlock`, `location.patch`.
-    pub action: String,
-    /// `band:<ma_id>` or `location:<id>`.
-    pub target: Option<String>,
-    /// State before.
-    pub before: Option<Value>,
-    /// State after.
-    pub after: Option<Value>,
-}
-
-impl From<HistoryRow> for HistoryItem {
-    fn from(r: HistoryRow) -> Self {
-        HistoryItem {
-            id: r.id,
-            at: r.at,
-            username: r.username,
-            action: r.action,
-            target: r.target,
-            before: r.before,
-            after: r.after,
-        }
-    }
 }
 
 /// The band's audit history, newest first.

@@ -10,11 +10,14 @@ use crate::param::{self, Integer, OneOf, Vocabulary};
 use crate::state::AppState;
 use axum::extract::State;
 use bandmap_config::GeocoderProvider;
-use bandmap_db::activity_counters::{self as counters, Bucket, GeocodingPoint, LlmDay};
+use bandmap_db::activity_counters::{self as counters, Bucket};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
+
+/// A bucket of the geocoding chart and a model's day, as `crates/db` reads them.
+pub use bandmap_db::activity_counters::{GeocodingPoint as GeocodingBucket, LlmDay as LlmDayItem};
 
 /// Routes of this module.
 pub fn router() -> OpenApiRouter<AppState> {
@@ -61,39 +64,6 @@ impl Vocabulary for ChartRange {
     }
     fn schema() -> utoipa::openapi::Object {
         crate::admin::common::vocab::names(vec!["24h", "30d"], "A chart range.")
-    }
-}
-
-/// One bucket of the geocoding chart.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct GeocodingBucket {
-    /// Start of the bucket (UTC).
-    pub at: DateTime<Utc>,
-    /// Rows that became `done` or `country_only` (geocoder, LLM worker or an admin).
-    pub geocoded: i64,
-    /// Rows that became `error`.
-    pub errors: i64,
-    /// Rows handed to the LLM.
-    pub llm_needed: i64,
-    /// Rows left to an admin (`manual`).
-    pub manual: i64,
-    /// Calls to the external provider.
-    pub provider_calls: i64,
-    /// Provider calls that failed.
-    pub provider_errors: i64,
-}
-
-impl From<GeocodingPoint> for GeocodingBucket {
-    fn from(p: GeocodingPoint) -> Self {
-        GeocodingBucket {
-            at: p.at,
-            geocoded: p.geocoded,
-            errors: p.errors,
-            llm_needed: p.llm_needed,
-            manual: p.manual,
-            provider_calls: p.provider_calls,
-            provider_errors: p.provider_errors,
-        }
     }
 }
 
@@ -149,7 +119,7 @@ pub async fn geocoding_chart(
     Ok(axum::Json(GeocodingChart {
         range: range.to_string(),
         bucket: name.to_string(),
-        points: points.into_iter().map(Into::into).collect(),
+        points,
         provider: ProviderLimit {
             provider: match cfg.provider {
                 GeocoderProvider::Geoapify => "geoapify".to_string(),
@@ -170,36 +140,6 @@ pub struct LlmChartQuery {
     #[serde(default, deserialize_with = "param::days")]
     #[param(value_type = Option<i64>, minimum = 1, maximum = 90)]
     days: Option<Integer>,
-}
-
-/// LLM calls of one model on one day.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct LlmDayItem {
-    /// The day (00:00 UTC).
-    pub day: DateTime<Utc>,
-    /// Model that answered.
-    pub model: String,
-    /// Calls.
-    pub calls: i64,
-    /// Cost in USD (null when no call had a known price).
-    pub cost_usd: Option<f64>,
-    /// Prompt tokens.
-    pub prompt_tokens: i64,
-    /// Completion tokens.
-    pub completion_tokens: i64,
-}
-
-impl From<LlmDay> for LlmDayItem {
-    fn from(d: LlmDay) -> Self {
-        LlmDayItem {
-            day: d.day,
-            model: d.model,
-            calls: d.calls,
-            cost_usd: d.cost_usd.filter(|c| c.is_finite()),
-            prompt_tokens: d.prompt_tokens,
-            completion_tokens: d.completion_tokens,
-        }
-    }
 }
 
 /// Cache hits of one day.
@@ -284,7 +224,7 @@ pub async fn llm_chart(
         days,
         primary_model: llm.model_primary.clone(),
         fallback_model: llm.model_fallback.clone(),
-        items: items.into_iter().map(Into::into).collect(),
+        items,
         cache_hits: hits
             .into_iter()
             .map(|(day, hits)| CacheHitDay { day, hits })

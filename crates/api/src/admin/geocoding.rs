@@ -11,13 +11,20 @@ use crate::param::{self, FilterText, Flag, Integer, Text};
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
-use bandmap_db::llm_cache::{self, LlmCall, LlmFilter, ModelStats};
+use bandmap_db::llm_cache::{self, LlmFilter};
 use bandmap_db::{geocode_cache, geocoding_stats};
-use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
+
+/// A provider's rows, a model's usage, an LLM call and the totals, as `crates/db` reads them
+/// (NaN costs and confidences are null on the wire: serde_json writes a non-finite float as
+/// `null`).
+pub use bandmap_db::geocoding_stats::ProviderCount as ProviderItem;
+pub use bandmap_db::llm_cache::{
+    LlmCall as LlmItem, LlmTotals as LlmTotalsItem, ModelStats as ModelItem,
+};
 
 /// Routes of this module.
 pub fn router() -> OpenApiRouter<AppState> {
@@ -25,54 +32,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(overview))
         .routes(routes!(llm_calls))
         .routes(routes!(purge_legacy_provider))
-}
-
-fn finite(v: f64) -> Option<f64> {
-    v.is_finite().then_some(v)
-}
-
-/// Rows of one provider.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ProviderItem {
-    /// Provider (`gazetteer`, `geoapify`, `llm+…`, `manual`…).
-    pub provider: String,
-    /// `band_locations` rows carrying it (any status).
-    pub count: i64,
-    /// Average confidence (non-finite values ignored).
-    pub avg_confidence: Option<f64>,
-}
-
-/// LLM usage of one model.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ModelItem {
-    /// Model.
-    pub model: String,
-    /// Calls.
-    pub calls: i64,
-    /// Calls whose valid extraction gave no city (malformed replies excluded).
-    pub city_null: i64,
-    /// Malformed replies (no valid extraction): errors, counted apart from `city_null`.
-    pub malformed: i64,
-    /// Total cost in USD (NaN rows ignored).
-    pub cost_usd: Option<f64>,
-    /// Prompt tokens.
-    pub prompt_tokens: i64,
-    /// Completion tokens.
-    pub completion_tokens: i64,
-}
-
-impl From<ModelStats> for ModelItem {
-    fn from(m: ModelStats) -> Self {
-        ModelItem {
-            model: m.model,
-            calls: m.calls,
-            city_null: m.city_null,
-            malformed: m.malformed,
-            cost_usd: finite(m.cost_usd),
-            prompt_tokens: m.prompt_tokens,
-            completion_tokens: m.completion_tokens,
-        }
-    }
 }
 
 /// Geocode cache size.
@@ -103,20 +62,8 @@ pub struct GeocodingOverview {
 pub async fn overview(State(state): State<AppState>) -> Result<Json<GeocodingOverview>, ApiError> {
     let pool = &state.pool;
     let by_status = geocoding_stats::status_counts(pool).await?.into();
-    let providers = geocoding_stats::providers(pool)
-        .await?
-        .into_iter()
-        .map(|p| ProviderItem {
-            provider: p.provider,
-            count: p.count,
-            avg_confidence: p.avg_confidence.and_then(finite),
-        })
-        .collect();
-    let llm_models = llm_cache::model_stats(pool)
-        .await?
-        .into_iter()
-        .map(Into::into)
-        .collect();
+    let providers = geocoding_stats::providers(pool).await?;
+    let llm_models = llm_cache::model_stats(pool).await?;
     let entries = geocode_cache::count(pool).await?;
     Ok(Json(GeocodingOverview {
         by_status,
@@ -157,66 +104,6 @@ pub struct LlmQuery {
     page: PageParams,
 }
 
-/// One LLM call.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct LlmItem {
-    /// Row id.
-    pub id: i64,
-    /// When.
-    pub created_at: DateTime<Utc>,
-    /// Band that triggered it.
-    pub ma_id: Option<i64>,
-    /// Its name (null when the band is gone).
-    pub band_name: Option<String>,
-    /// Place sent.
-    pub location_raw: Option<String>,
-    /// Country sent.
-    pub country: Option<String>,
-    /// Model that answered.
-    pub model: String,
-    /// `{"city","region","country","confidence"}`; null when the reply was malformed.
-    pub extraction: Option<Value>,
-    /// Prompt tokens.
-    pub prompt_tokens: Option<i32>,
-    /// Completion tokens.
-    pub completion_tokens: Option<i32>,
-    /// Cost in USD (null when unknown or NaN).
-    pub cost_usd: Option<f64>,
-    /// Prompt text.
-    pub prompt: Option<String>,
-    /// Raw reply.
-    pub response: Option<String>,
-}
-
-impl From<LlmCall> for LlmItem {
-    fn from(c: LlmCall) -> Self {
-        LlmItem {
-            id: c.id,
-            created_at: c.created_at,
-            ma_id: c.ma_id,
-            band_name: c.band_name,
-            location_raw: c.location_raw,
-            country: c.country,
-            model: c.model,
-            extraction: c.extraction,
-            prompt_tokens: c.prompt_tokens,
-            completion_tokens: c.completion_tokens,
-            cost_usd: c.cost_usd.and_then(finite),
-            prompt: c.prompt,
-            response: c.response,
-        }
-    }
-}
-
-/// Totals over the filter.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct LlmTotalsItem {
-    /// Calls.
-    pub calls: i64,
-    /// Cost in USD (NaN rows ignored).
-    pub cost_usd: Option<f64>,
-}
-
 /// `GET /admin/api/llm`: a list page plus totals.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct LlmPageItem {
@@ -253,14 +140,11 @@ pub async fn llm_calls(
     let page = q.page.page();
     let found = llm_cache::list(&state.pool, &filter, page.limit, page.offset).await?;
     Ok(Json(LlmPageItem {
-        items: found.items.into_iter().map(Into::into).collect(),
+        items: found.items,
         total: found.total,
         limit: page.limit,
         offset: page.offset,
-        totals: LlmTotalsItem {
-            calls: found.totals.calls,
-            cost_usd: finite(found.totals.cost_usd),
-        },
+        totals: found.totals,
     }))
 }
 

@@ -16,11 +16,14 @@ use bandmap_db::band_locations::GeocodeStatus;
 use bandmap_db::band_locations::admin::{self as db, LocationFilter, LocationRow};
 use bandmap_db::band_locations::manual_point::set_manual_point;
 use bandmap_db::band_locations::requeue::{Bulk, bulk_requeue, requeue_one};
-use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::json;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::{router::OpenApiRouter, routes};
+
+/// One `band_locations` row, as `crates/db` reads it (a NaN coordinate or confidence is
+/// null on the wire: serde_json writes a non-finite float as `null`).
+pub use bandmap_db::band_locations::admin::LocationRow as LocationItem;
 
 /// Routes of this module.
 pub fn router() -> OpenApiRouter<AppState> {
@@ -66,70 +69,6 @@ pub struct LocationsQuery {
     #[serde(flatten)]
     #[param(ignore)]
     page: PageParams,
-}
-
-/// One `band_locations` row.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct LocationItem {
-    /// Row id.
-    pub id: i64,
-    /// Band id.
-    pub ma_id: i64,
-    /// Band name.
-    pub band_name: String,
-    /// Display order; 0 is the origin, -1 a manual override.
-    pub step_order: i32,
-    /// Label of the step.
-    pub step_label: Option<String>,
-    /// Raw place.
-    pub location_raw: String,
-    /// Country name.
-    pub country: Option<String>,
-    /// `geocode_status`.
-    pub status: String,
-    /// Attempts so far.
-    pub attempts: i32,
-    /// Last real error.
-    pub error: Option<String>,
-    /// Provider of the result (`manual` for admin coordinates).
-    pub provider: Option<String>,
-    /// Confidence of the result.
-    pub confidence: Option<f64>,
-    /// Granularity of the result.
-    pub granularity: Option<String>,
-    /// Latitude.
-    pub lat: Option<f64>,
-    /// Longitude.
-    pub lon: Option<f64>,
-    /// Query sent to the provider.
-    pub query: Option<String>,
-    /// Last change.
-    pub updated_at: DateTime<Utc>,
-}
-
-impl From<LocationRow> for LocationItem {
-    fn from(r: LocationRow) -> Self {
-        let finite = |v: Option<f64>| v.filter(|x| x.is_finite());
-        LocationItem {
-            id: r.id,
-            ma_id: r.ma_id,
-            band_name: r.band_name,
-            step_order: r.step_order,
-            step_label: r.step_label,
-            location_raw: r.location_raw,
-            country: r.country,
-            status: r.status.to_string(),
-            attempts: r.attempts,
-            error: r.error,
-            provider: r.provider,
-            confidence: finite(r.confidence),
-            granularity: r.granularity,
-            lat: finite(r.lat),
-            lon: finite(r.lon),
-            query: r.query,
-            updated_at: r.updated_at,
-        }
-    }
 }
 
 /// Filterable list of `band_locations`, grouped by band and step.
@@ -216,7 +155,7 @@ pub async fn set_point(
     )
     .await?;
     tx.commit().await?;
-    Ok(axum::Json(after.into()))
+    Ok(axum::Json(after))
 }
 
 /// Re-queues one row: `pending`, attempts 0, error cleared, due now. Audited.
@@ -249,7 +188,7 @@ pub async fn requeue(
     )
     .await?;
     tx.commit().await?;
-    Ok(axum::Json(after.into()))
+    Ok(axum::Json(after))
 }
 
 fn not_found(id: i64) -> ApiError {

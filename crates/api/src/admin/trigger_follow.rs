@@ -48,8 +48,5 @@ pub async fn get_trigger(
         Some(run_id) => monitoring::run(&state.pool, run_id).await?,
         None => None,
     };
-    Ok(axum::Json(TriggerWithRun {
-        trigger: trigger.into(),
-        run: run.map(Into::into),
-    }))
+    Ok(axum::Json(TriggerWithRun { trigger, run }))
 }

@@ -7,9 +7,12 @@ use crate::state::AppState;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
-use bandmap_db::band_card::{self, CardRow, CardStepRow};
+use bandmap_db::band_card::{self, CardRow};
 use serde::Serialize;
 use utoipa::ToSchema;
+
+/// One step of a band's path, as `crates/db` reads it.
+pub use bandmap_db::band_card::CardStepRow as CardStep;
 
 /// Public card of a band (the wire form of [`CardRow`] and its [`CardStepRow`]s).
 #[derive(Debug, Serialize, ToSchema)]
@@ -61,43 +64,6 @@ impl From<CardRow> for BandCard {
     }
 }
 
-/// One step of a band's path.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct CardStep {
-    /// `band_locations.id`.
-    pub location_id: i64,
-    /// Display order (-1: manual override).
-    pub step_order: i32,
-    /// Label of the step.
-    pub step_label: Option<String>,
-    /// Location text.
-    pub location_raw: String,
-    /// Latitude when located.
-    pub lat: Option<f64>,
-    /// Longitude when located.
-    pub lon: Option<f64>,
-    /// True when the step is not located because its text names a region alone (issue
-    /// 30: the card says "région seulement"); absent otherwise.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    #[schema(default = false)]
-    pub region_only: bool,
-}
-
-impl From<CardStepRow> for CardStep {
-    /// A non-finite coordinate is shown as unknown.
-    fn from(r: CardStepRow) -> Self {
-        CardStep {
-            location_id: r.location_id,
-            step_order: r.step_order,
-            step_label: r.step_label,
-            location_raw: r.location_raw,
-            lat: r.lat.filter(|v| v.is_finite()),
-            lon: r.lon.filter(|v| v.is_finite()),
-            region_only: r.region_only,
-        }
-    }
-}
-
 /// The public card of a band.
 #[utoipa::path(get, path = "/bands/{ma_id}", tag = "public",
     params(("ma_id" = i64, Path, description = "upstream band id")),
@@ -124,10 +90,6 @@ pub async fn band_card(
             .trim_end_matches('/');
         card.url = Some(format!("{base}/bands/_/{ma_id}"));
     }
-    card.steps = band_card::steps(&state.public_pool, ma_id)
-        .await?
-        .into_iter()
-        .map(CardStep::from)
-        .collect();
+    card.steps = band_card::steps(&state.public_pool, ma_id).await?;
     Ok(cache::json_response(&headers, &card))
 }

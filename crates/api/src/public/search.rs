@@ -18,11 +18,14 @@ use crate::state::AppState;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
-use bandmap_db::bands::by_name::{self, NameRow};
+use bandmap_db::bands::by_name;
 use bandmap_index::name_search::NameTable;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use utoipa::{IntoParams, ToSchema};
+
+/// One search result, as `crates/db` reads it (and the in-memory copy answers it).
+pub use bandmap_db::bands::by_name::NameRow as SearchHit;
 
 /// Most results.
 pub const LIMIT: i64 = 20;
@@ -73,36 +76,6 @@ pub const SHORT_CHARS: usize = 3;
 
 pub use crate::guards::short_answers::SHORT_TTL_SECS;
 
-/// One search result.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct SearchHit {
-    /// Upstream id.
-    pub ma_id: i64,
-    /// Name.
-    pub name: String,
-    /// Country name.
-    pub country: Option<String>,
-    /// Genre.
-    pub genre: Option<String>,
-    /// Primary point latitude (null when not located).
-    pub lat: Option<f64>,
-    /// Primary point longitude.
-    pub lon: Option<f64>,
-}
-
-impl From<NameRow> for SearchHit {
-    fn from(r: NameRow) -> SearchHit {
-        SearchHit {
-            ma_id: r.ma_id,
-            name: r.name,
-            country: r.country,
-            genre: r.genre,
-            lat: r.lat,
-            lon: r.lon,
-        }
-    }
-}
-
 /// Search results.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct SearchResults {
@@ -133,7 +106,7 @@ pub async fn search(
     } else {
         Arc::new(query(&state, &q).await?)
     };
-    let items = rows.iter().cloned().map(SearchHit::from).collect();
+    let items = rows.to_vec();
     Ok(cache::json_response(&headers, &SearchResults { items }))
 }
 
@@ -142,7 +115,6 @@ fn from_memory(copy: &NameTable, q: &str) -> Vec<SearchHit> {
     copy.search(q, LIMIT as usize)
         .into_iter()
         .filter_map(|row| copy.hit(row))
-        .map(SearchHit::from)
         .collect()
 }
 

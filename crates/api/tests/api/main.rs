@@ -32,3 +32,4 @@ mod security_headers;
 mod sessions_end;
 mod support;
 mod typed_params;
+mod wire_shapes;

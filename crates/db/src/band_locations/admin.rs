@@ -35,8 +35,10 @@ pub struct LocationFilter {
     pub country: Option<String>,
 }
 
-/// One row of the admin list (CONTRACT §6 item).
+// One item of the admin list (CONTRACT §6).
+/// One `band_locations` row.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, sqlx::FromRow)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = LocationItem))]
 pub struct LocationRow {
     /// Row id.
     pub id: i64,
@@ -44,7 +46,7 @@ pub struct LocationRow {
     pub ma_id: i64,
     /// Band name.
     pub band_name: String,
-    /// Display order (-1 = manual override).
+    /// Display order; 0 is the origin, -1 a manual override.
     pub step_order: i32,
     /// Label of the step.
     pub step_label: Option<String>,
@@ -53,12 +55,13 @@ pub struct LocationRow {
     /// Country name.
     pub country: Option<String>,
     /// `geocode_status`.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub status: GeocodeStatus,
     /// Attempts so far.
     pub attempts: i32,
     /// Last real error.
     pub error: Option<String>,
-    /// Provider of the result.
+    /// Provider of the result (`manual` for admin coordinates).
     pub provider: Option<String>,
     /// Confidence of the result.
     pub confidence: Option<f64>,

@@ -8,8 +8,10 @@ use crate::Result;
 use futures::TryStreamExt;
 use sqlx::PgPool;
 
-/// One band as the public search shows it.
-#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+// One band as the public search shows it.
+/// One search result.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, sqlx::FromRow)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = SearchHit))]
 pub struct NameRow {
     /// Upstream id.
     pub ma_id: i64,
@@ -19,7 +21,7 @@ pub struct NameRow {
     pub country: Option<String>,
     /// Genre.
     pub genre: Option<String>,
-    /// Primary point latitude.
+    /// Primary point latitude (null when not located).
     pub lat: Option<f64>,
     /// Primary point longitude.
     pub lon: Option<f64>,

@@ -9,12 +9,15 @@ use crate::param::{self, Integer, OneOf, Vocabulary};
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
-use bandmap_db::monitoring::{ActivityRow, LogFilter, LogLine};
+use bandmap_db::monitoring::{ActivityRow, LogFilter};
 use bandmap_db::runs::{JobType, Level, RunStatus};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
+
+/// A `crawl_log` line, as `crates/db` reads it.
+pub use bandmap_db::monitoring::LogLine as LogItem;
 
 /// Query of `GET /admin/api/activity`.
 #[derive(Debug, Deserialize, IntoParams)]
@@ -173,33 +176,6 @@ pub struct LogsQuery {
     #[serde(flatten)]
     #[param(ignore)]
     page: PageParams,
-}
-
-/// A `crawl_log` line.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct LogItem {
-    /// Line id.
-    pub id: i64,
-    /// Run (null for admin action lines).
-    pub run_id: Option<i64>,
-    /// When.
-    pub at: DateTime<Utc>,
-    /// `debug`, `info`, `warn`, `error`.
-    pub level: String,
-    /// Text (may contain scraped text: escape it).
-    pub message: String,
-}
-
-impl From<LogLine> for LogItem {
-    fn from(l: LogLine) -> Self {
-        LogItem {
-            id: l.id,
-            run_id: l.run_id,
-            at: l.at,
-            level: l.level,
-            message: l.message,
-        }
-    }
 }
 
 /// Log lines: ascending ids after `min_id` when given, newest first otherwise.

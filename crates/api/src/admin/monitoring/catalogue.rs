@@ -6,27 +6,14 @@ use crate::error::{ApiError, ErrorBody};
 use crate::state::AppState;
 use axum::Json;
 use axum::extract::State;
-use bandmap_db::catalogue_stats::{self, KeyCount, QueuedBand};
+use bandmap_db::catalogue_stats;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-/// One bucket of a breakdown.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct Bucket {
-    /// Value (`(none)` when missing).
-    pub key: String,
-    /// Bands.
-    pub count: i64,
-}
-
-impl From<KeyCount> for Bucket {
-    fn from(k: KeyCount) -> Self {
-        Bucket {
-            key: k.key,
-            count: k.count,
-        }
-    }
-}
+/// The breakdown bucket, the queue counts and the queued band, as `crates/db` reads them.
+pub use bandmap_db::catalogue_stats::{
+    KeyCount as Bucket, QueueCounts as Priorities, QueuedBand as QueueItem,
+};
 
 /// `GET /admin/api/stats`.
 #[derive(Debug, Serialize, ToSchema)]
@@ -45,10 +32,6 @@ pub struct Stats {
     pub by_status: Vec<Bucket>,
 }
 
-fn buckets(rows: Vec<KeyCount>) -> Vec<Bucket> {
-    rows.into_iter().map(Into::into).collect()
-}
-
 /// Band statistics with complete breakdowns by country, genre keyword and status.
 #[utoipa::path(get, path = "/stats", tag = "admin-monitoring", security(("session" = [])),
     responses(
@@ -61,42 +44,10 @@ pub async fn stats(State(state): State<AppState>) -> Result<Json<Stats>, ApiErro
         bands_total: totals.bands_total,
         enriched: totals.enriched,
         geocoded: totals.geocoded,
-        by_country: buckets(catalogue_stats::by_country(pool).await?),
-        by_genre_keyword: buckets(catalogue_stats::by_genre_keyword(pool).await?),
-        by_status: buckets(catalogue_stats::by_status(pool).await?),
+        by_country: catalogue_stats::by_country(pool).await?,
+        by_genre_keyword: catalogue_stats::by_genre_keyword(pool).await?,
+        by_status: catalogue_stats::by_status(pool).await?,
     }))
-}
-
-/// Queue sizes per priority (disjoint).
-#[derive(Debug, Serialize, ToSchema)]
-pub struct Priorities {
-    /// Flagged by the crawler.
-    pub enrich_pending: i64,
-    /// Changed more than a minute after the last crawl (rule 2).
-    pub updated_since_crawl: i64,
-    /// Never enriched.
-    pub never_enriched: i64,
-}
-
-/// A queued band.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct QueueItem {
-    /// Band id.
-    pub ma_id: i64,
-    /// Band name.
-    pub name: String,
-    /// `enrich_pending`, `updated_since_crawl` or `never_enriched`.
-    pub priority: String,
-}
-
-impl From<QueuedBand> for QueueItem {
-    fn from(q: QueuedBand) -> Self {
-        QueueItem {
-            ma_id: q.ma_id,
-            name: q.name,
-            priority: q.priority,
-        }
-    }
 }
 
 /// `GET /admin/api/queue`.
@@ -123,11 +74,7 @@ pub async fn queue(State(state): State<AppState>) -> Result<Json<Queue>, ApiErro
     let head = catalogue_stats::queue_head(&state.pool, QUEUE_HEAD).await?;
     Ok(Json(Queue {
         total: counts.total(),
-        by_priority: Priorities {
-            enrich_pending: counts.enrich_pending,
-            updated_since_crawl: counts.updated_since_crawl,
-            never_enriched: counts.never_enriched,
-        },
-        next: head.into_iter().map(Into::into).collect(),
+        by_priority: counts,
+        next: head,
     }))
 }

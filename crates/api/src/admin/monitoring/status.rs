@@ -9,9 +9,11 @@ use axum::Json;
 use axum::extract::State;
 use bandmap_db::runs::TriggerStatus;
 use bandmap_db::{catalogue_stats, checkpoints, geocoding_stats, monitoring};
-use chrono::{DateTime, Utc};
 use serde::Serialize;
 use utoipa::ToSchema;
+
+/// A crawl checkpoint, as `crates/db` reads it.
+pub use bandmap_db::checkpoints::Checkpoint as CheckpointItem;
 
 /// The page `page` of a complete (short) list, as CONTRACT §4's `{items,total,limit,offset}`.
 fn page_of<T>(rows: Vec<T>, page: Page) -> ListPage<T> {
@@ -64,14 +66,14 @@ pub async fn live(State(state): State<AppState>) -> Result<Json<Live>, ApiError>
     let queue = catalogue_stats::queue_counts(pool).await?;
     let services = monitoring::health(pool).await?;
     Ok(Json(Live {
-        runs: runs.into_iter().map(Into::into).collect(),
+        runs,
         geocoder: GeocoderLive {
             counts: counts.into(),
             processed_last_hour,
         },
-        pending_jobs: jobs.into_iter().map(Into::into).collect(),
+        pending_jobs: jobs,
         enrich_queue: queue.total(),
-        services: services.into_iter().map(Into::into).collect(),
+        services,
     }))
 }
 
@@ -90,19 +92,7 @@ pub async fn health(
 ) -> Result<Json<ListPage<HealthItem>>, ApiError> {
     let page = q.page();
     let rows = monitoring::health(&state.pool).await?;
-    let items: Vec<HealthItem> = rows.into_iter().map(Into::into).collect();
-    Ok(Json(page_of(items, page)))
-}
-
-/// A crawl checkpoint.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct CheckpointItem {
-    /// Key, e.g. `last_full_crawl_at`, `last_created_check`.
-    pub key: String,
-    /// Value.
-    pub value: String,
-    /// Last write.
-    pub updated_at: DateTime<Utc>,
+    Ok(Json(page_of(rows, page)))
 }
 
 /// Read-only list of the crawl checkpoints, by key, as a list page (CONTRACT §4).
@@ -118,13 +108,5 @@ pub async fn checkpoints(
 ) -> Result<Json<ListPage<CheckpointItem>>, ApiError> {
     let page = q.page();
     let rows = checkpoints::list(&state.pool).await?;
-    let items = rows
-        .into_iter()
-        .map(|c| CheckpointItem {
-            key: c.key,
-            value: c.value,
-            updated_at: c.updated_at,
-        })
-        .collect();
-    Ok(Json(page_of(items, page)))
+    Ok(Json(page_of(rows, page)))
 }
