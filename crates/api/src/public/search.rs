@@ -12,8 +12,8 @@
 use super::cache;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::Query;
-use crate::param::{self, FromParam};
 use crate::guards::short_answers::ShortAnswers;
+use crate::param::{self, FromParam};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::HeaderMap;
