@@ -118,6 +118,6 @@ fn from_memory(copy: &NameTable, q: &str) -> Vec<SearchHit> {
         .collect()
 }
 
-async fn query(state: &AppState, q: &str) -> Result<Vec<NameRow>, ApiError> {
+async fn query(state: &AppState, q: &str) -> Result<Vec<SearchHit>, ApiError> {
     Ok(by_name::search(&state.public_pool, q, LIMIT).await?)
 }
