@@ -12,3 +12,4 @@ mod fault_secrets;
 mod fault_support;
 mod lifecycle_literals;
 mod metrics_listener;
+mod sql_writes;

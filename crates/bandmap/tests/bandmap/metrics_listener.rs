@@ -15,11 +15,16 @@ fn bandmap() -> Command {
 }
 
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    free_ports::<1>()[0]
+}
+
+/// `N` distinct free ports: every listener is held until all are picked, so the system
+/// cannot hand out one port twice (two equal ports made `serve` stop at start, a flake).
+fn free_ports<const N: usize>() -> [u16; N] {
+    let held: Vec<std::net::TcpListener> = (0..N)
+        .map(|_| std::net::TcpListener::bind("127.0.0.1:0").unwrap())
+        .collect();
+    std::array::from_fn(|i| held[i].local_addr().unwrap().port())
 }
 
 /// Kills the child when the test ends, whatever happens.
@@ -59,7 +64,7 @@ async fn serve_and_a_worker_serve_metrics_on_their_own_address() {
     .execute(&db.pool)
     .await
     .unwrap();
-    let (public, private) = (free_port(), free_port());
+    let [public, private] = free_ports::<2>();
     let _serve = Running(
         bandmap()
             .arg("serve")

@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::run_scan;
+use bandmap_db::bands::upsert::{BandInput, upsert_bands};
 use bandmap_db::runs::RunStatus;
 use bandmap_test_support::TestDb;
 
@@ -9,11 +10,18 @@ use bandmap_test_support::TestDb;
 async fn a_scan_ended_by_shutdown_is_interrupted_saying_so() {
     let db = TestDb::new().await;
     let p = &db.pool;
-    sqlx::query(
-        "INSERT INTO bands (ma_id, name, country, country_code, location_text)
-         VALUES (1, 'Band 1', 'Norway', 'NO', 'Oslo')",
+    // Written through `db`, the one writer of `bands` (issue 26).
+    upsert_bands(
+        p,
+        &[BandInput {
+            ma_id: 1,
+            name: "Band 1".into(),
+            country: Some("Norway".into()),
+            country_code: Some("NO".into()),
+            location_text: Some("Oslo".into()),
+            ..Default::default()
+        }],
     )
-    .execute(p)
     .await
     .unwrap();
     let shutdown = tokio_util::sync::CancellationToken::new();
