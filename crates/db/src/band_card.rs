@@ -25,8 +25,9 @@ const STEPS_SQL: &str = "SELECT id AS location_id, step_order, step_label, locat
      FROM band_locations WHERE ma_id = $1 \
      ORDER BY parsed_step, id";
 
-/// The band's values on its card.
-#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+/// Public card of a band: its catalogue values and its location steps in path order.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, sqlx::FromRow)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = BandCard))]
 pub struct CardRow {
     /// Upstream id.
     pub ma_id: i64,
@@ -40,14 +41,25 @@ pub struct CardRow {
     pub status: Option<String>,
     /// Formation year.
     pub formed_year: Option<i32>,
-    /// Lyrical themes: the column, else the band page's.
+    // Themes, label and years active: the column, else the band page's.
+    /// Lyrical themes (absent when unknown).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub themes: Option<String>,
-    /// Current label: the column, else the band page's.
+    /// Current label (absent when unknown).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
-    /// Years active as the upstream writes them: the column, else the band page's.
+    /// Years active as the upstream writes them, e.g. `1991-2004, 2010-present` (absent
+    /// when unknown).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub years_active: Option<String>,
-    /// Upstream page, when the crawl recorded it.
+    // When the crawl recorded none, the API writes the upstream's address of the band.
+    /// Upstream page.
     pub url: Option<String>,
+    // Read by a second query ([`steps`]), not a column of the card's.
+    /// Location steps in path order (`parsed_step`; a manual override keeps its step's
+    /// place), unlocated ones with null coordinates.
+    #[sqlx(skip)]
+    pub steps: Vec<CardStepRow>,
 }
 
 /// One step of a band's path.
@@ -76,12 +88,17 @@ pub struct CardStepRow {
     pub region_only: bool,
 }
 
-/// The card of band `ma_id`, or None when there is no such band.
+/// The card of band `ma_id` with its [`steps`], or None when there is no such band.
 pub async fn card(pool: &PgPool, ma_id: i64) -> Result<Option<CardRow>> {
-    Ok(sqlx::query_as(CARD_SQL)
+    let card: Option<CardRow> = sqlx::query_as(CARD_SQL)
         .bind(ma_id)
         .fetch_optional(pool)
-        .await?)
+        .await?;
+    let Some(mut card) = card else {
+        return Ok(None);
+    };
+    card.steps = steps(pool, ma_id).await?;
+    Ok(Some(card))
 }
 
 /// The steps of band `ma_id` in path order (`parsed_step`, then id).

@@ -66,7 +66,7 @@ pub async fn unlock_field(
         ip: session.ip.clone(),
     };
     match db::unlock_field(&state.pool, ma_id, field, &who).await? {
-        UnlockOutcome::Unlocked(band) => Ok(axum::Json((*band).into())),
+        UnlockOutcome::Unlocked(band) => Ok(axum::Json(*band)),
         UnlockOutcome::NotFound => Err(ApiError::not_found(format!("no band {ma_id}"))),
         UnlockOutcome::NotLocked => Err(ApiError::Conflict(format!(
             "field {} of band {ma_id} is not locked",

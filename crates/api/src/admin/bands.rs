@@ -50,7 +50,7 @@ pub async fn list_bands(
         bandmap_index::band_search::list_bands(&state.pool, &state.read.band_search, &filter)
             .await?;
     Ok(axum::Json(BandPage {
-        items: rows.into_iter().map(BandItem::from).collect(),
+        items: rows,
         total,
         limit: filter.limit,
         offset: filter.offset,
@@ -76,15 +76,15 @@ pub async fn get_band(
     let band = db::band_detail(&state.pool, ma_id)
         .await?
         .ok_or_else(|| unknown_band(ma_id))?;
-    let (locations, calls, llm_calls_total) = tokio::try_join!(
+    let (locations, llm_calls, llm_calls_total) = tokio::try_join!(
         db::locations(&state.pool, ma_id),
         db::llm_calls(&state.pool, ma_id),
         db::llm_calls_total(&state.pool, ma_id)
     )?;
     Ok(axum::Json(BandDetailResponse {
-        band: band.into(),
-        locations: locations.into_iter().map(Into::into).collect(),
-        llm_calls: calls.into_iter().map(Into::into).collect(),
+        band,
+        locations,
+        llm_calls,
         llm_calls_total,
     }))
 }
@@ -124,7 +124,7 @@ pub async fn patch_band(
     let band = db::patch_band(&state.pool, ma_id, &edits, &who, country_code_of)
         .await?
         .ok_or_else(|| unknown_band(ma_id))?;
-    Ok(axum::Json(band.into()))
+    Ok(axum::Json(band))
 }
 
 /// Resolves the pending conflict of one field: `keep` the admin value (the field stays
@@ -160,7 +160,7 @@ pub async fn resolve_conflict(
         ip: session.ip.clone(),
     };
     match db::resolve_conflict(&state.pool, ma_id, field, action, &who, country_code_of).await? {
-        ResolveOutcome::Resolved(band) => Ok(axum::Json((*band).into())),
+        ResolveOutcome::Resolved(band) => Ok(axum::Json(*band)),
         ResolveOutcome::NotFound => Err(unknown_band(ma_id)),
         ResolveOutcome::NoConflict => Err(ApiError::Conflict(format!(
             "band {ma_id} has no pending conflict on {}",

@@ -1,14 +1,16 @@
 //! One band for the admin detail view: every column (except the derived `geom`), its
-//! `band_locations` rows and its LLM calls. Floats are read as they are; the API turns
-//! non-finite values into `null`.
+//! `band_locations` rows and its LLM calls. Each row is the API's wire type (`Band`,
+//! `BandLocationRow`, `BandLlmCallRow`, CONTRACT §6): floats are read as they are and a
+//! non-finite one is written `null` by serde_json.
 
 use crate::Result;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 use sqlx::PgExecutor;
 
-/// Every column of a band, plus `url` (from `data`), `locked` and `has_conflict`.
-#[derive(Debug, Clone, sqlx::FromRow)]
+/// Every column of a band (except the derived `geom`), plus `url`, `locked`, `has_conflict`.
+#[derive(Debug, Clone, serde::Serialize, sqlx::FromRow)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = Band))]
 pub struct BandDetail {
     /// Upstream id.
     pub ma_id: i64,
@@ -52,11 +54,14 @@ pub struct BandDetail {
     pub enrich_pending: bool,
     /// Fields edited by an admin.
     pub locked_fields: Vec<String>,
-    /// Pending conflicts `{field: upstream value}`.
+    /// Pending conflicts: `{field: upstream value}`.
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub crawler_pending: Value,
     /// Upstream extras (holds `url`).
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub data: Value,
     /// Structured band page.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     pub band_page: Option<Value>,
     /// Last catalogue change.
     pub updated_at: DateTime<Utc>,
@@ -74,9 +79,9 @@ pub struct BandDetail {
     pub first_seen_at: DateTime<Utc>,
     /// Upstream page (`data.url`).
     pub url: Option<String>,
-    /// At least one locked field.
+    /// At least one field is locked.
     pub locked: bool,
-    /// At least one pending conflict.
+    /// `crawler_pending` is not empty.
     pub has_conflict: bool,
 }
 
@@ -90,10 +95,11 @@ const SELECT_BAND: &str = "SELECT ma_id, name, country, country_code, location_t
         crawler_pending <> '{}'::jsonb AS has_conflict
     FROM bands WHERE ma_id = $1";
 
-/// One `band_locations` row of the detail view.
-#[derive(Debug, Clone, sqlx::FromRow)]
+/// One `band_locations` row.
+#[derive(Debug, Clone, serde::Serialize, sqlx::FromRow)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = BandLocationRow))]
 pub struct BandLocation {
-    /// Row id.
+    /// `band_locations` row id.
     pub id: i64,
     /// Order of the step (-1: manual override).
     pub step_order: i32,
@@ -107,7 +113,7 @@ pub struct BandLocation {
     pub status: String,
     /// Provider used.
     pub provider: Option<String>,
-    /// Confidence.
+    /// Confidence of the provider's answer.
     pub confidence: Option<f64>,
     /// `geocode_granularity`.
     pub granularity: Option<String>,
@@ -123,22 +129,25 @@ pub struct BandLocation {
     pub query: Option<String>,
 }
 
-/// One `llm_cache` row of the detail view.
-#[derive(Debug, Clone, sqlx::FromRow)]
+/// One LLM call about the band.
+#[derive(Debug, Clone, serde::Serialize, sqlx::FromRow)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = BandLlmCallRow))]
 pub struct BandLlmCall {
-    /// Row id.
+    /// `llm_cache` row id.
     pub id: i64,
-    /// When.
+    /// When the call was made.
     pub created_at: DateTime<Utc>,
-    /// Model.
+    /// Model called.
     pub model: String,
-    /// Extraction result.
+    /// `{"city", "region", "country", "confidence"}` as returned.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     pub extraction: Option<Value>,
     /// Prompt tokens.
     pub prompt_tokens: Option<i32>,
     /// Completion tokens.
     pub completion_tokens: Option<i32>,
-    /// Cost (NaN and infinities stay as read; the API turns them into null).
+    // Cost in USD: the query reads NaN, infinities and out-of-range amounts as NULL.
+    /// NaN in the database → null.
     pub cost_usd: Option<f64>,
     /// Prompt sent.
     pub prompt: Option<String>,

@@ -110,8 +110,9 @@ pub struct BandFilter {
     pub offset: i64,
 }
 
-/// One row of the list (CONTRACT §6 item).
-#[derive(Debug, Clone, sqlx::FromRow)]
+/// One row of `GET /admin/api/bands`.
+#[derive(Debug, Clone, serde::Serialize, sqlx::FromRow)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(as = BandItem))]
 pub struct BandListItem {
     /// Upstream id.
     pub ma_id: i64,
@@ -139,9 +140,9 @@ pub struct BandListItem {
     pub enrich_pending: bool,
     /// Fields edited by an admin.
     pub locked_fields: Vec<String>,
-    /// At least one locked field.
+    /// At least one field is locked.
     pub locked: bool,
-    /// At least one pending conflict.
+    /// `crawler_pending` is not empty.
     pub has_conflict: bool,
     /// Last catalogue change.
     pub updated_at: DateTime<Utc>,
