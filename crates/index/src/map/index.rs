@@ -100,7 +100,7 @@ impl MapIndex {
         // process's memory peak is this moment, docs/performance.md "Serve memory").
         let old = self.current();
         old.retire_caches();
-        let expected = old.len() + old.len() / 32;
+        let expected = old.staging_size();
         match load::load_sized(pool, expected, build).await {
             Ok(snap) => {
                 bandmap_metrics::index::rebuilt(snap.len(), snap.version, started.elapsed());

@@ -62,6 +62,14 @@ pub struct TextArena {
 }
 
 impl TextArena {
+    /// Room for `texts` texts of `bytes` bytes in all before growing.
+    pub fn with_capacity(texts: usize, bytes: usize) -> TextArena {
+        TextArena {
+            buf: String::with_capacity(bytes),
+            spans: Vec::with_capacity(texts),
+        }
+    }
+
     /// Stores `text`, returning its index.
     pub fn push(&mut self, text: &str) -> u32 {
         let start = self.buf.len() as u32;
@@ -76,6 +84,11 @@ impl TextArena {
             .get(idx as usize)
             .and_then(|&(s, l)| self.buf.get(s as usize..(s + l) as usize))
             .unwrap_or("")
+    }
+
+    /// Bytes of text held.
+    pub fn text_bytes(&self) -> usize {
+        self.buf.len()
     }
 
     /// Approximate bytes held.

@@ -1,6 +1,6 @@
 //! Building a snapshot from the points `bandmap_db::map_points` reads.
 
-use crate::map::snapshot::{Snapshot, Staged};
+use crate::map::snapshot::{Snapshot, Staged, StagedSize};
 use bandmap_db::PgPool;
 use bandmap_db::map_points;
 
@@ -36,13 +36,18 @@ pub async fn load_with<F>(pool: &PgPool, build: F) -> Result<Snapshot, LoadError
 where
     F: FnOnce(i64, Staged) -> Snapshot + Send + 'static,
 {
-    load_sized(pool, 0, build).await
+    load_sized(pool, StagedSize::default(), build).await
 }
 
-/// [`load_with`], with room for `expected` rows reserved up front (a rebuild passes the
-/// size of the snapshot it replaces, so the row list is not grown by doubling).
+/// [`load_with`], with room for `expected` rows, bands and texts reserved up front (a
+/// rebuild passes the size of the snapshot it replaces, so the staged columns are not
+/// grown by doubling).
 #[tracing::instrument(skip_all)]
-pub async fn load_sized<F>(pool: &PgPool, expected: usize, build: F) -> Result<Snapshot, LoadError>
+pub async fn load_sized<F>(
+    pool: &PgPool,
+    expected: StagedSize,
+    build: F,
+) -> Result<Snapshot, LoadError>
 where
     F: FnOnce(i64, Staged) -> Snapshot + Send + 'static,
 {

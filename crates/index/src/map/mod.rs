@@ -4,6 +4,8 @@
 //! refresh task that swaps in a new snapshot when `map_data_version` moves.
 
 pub mod bodies;
+#[cfg(test)]
+mod build_tests;
 pub mod family;
 pub mod filter;
 pub mod flows;
@@ -16,6 +18,7 @@ pub mod levels;
 pub mod load;
 pub mod query;
 pub mod snapshot;
+mod staged;
 
 pub use bandmap_db::map_points::PointRow;
 pub use family::Family;

@@ -8,105 +8,11 @@ use crate::map::grid;
 use crate::map::groups::Groups;
 use crate::map::intern::{Interner, NONE, TextArena};
 use crate::map::levels::{self, Level};
+use crate::map::staged::StagedBands;
+pub use crate::map::staged::{Staged, StagedSize};
 pub use bandmap_db::map_points::PointRow;
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicBool, Ordering};
-
-/// Source rows packed as they are read: short values interned, texts in one arena, ~70
-/// bytes a row instead of a [`PointRow`]'s seven owned strings (~450 bytes with the
-/// allocator's overhead). The load hands each row here as it is decoded, so the rows of a
-/// rebuild never exist as owned strings together (docs/performance.md "Serve memory").
-#[derive(Debug, Default)]
-pub struct Staged {
-    rows: Vec<StagedRow>,
-    strings: Interner,
-    texts: TextArena,
-}
-
-/// One packed source row.
-#[derive(Debug, Clone, Copy)]
-struct StagedRow {
-    location_id: i64,
-    ma_id: i64,
-    lon: f64,
-    lat: f64,
-    step_order: i32,
-    parsed_step: i32,
-    formed_year: Option<i32>,
-    step_label: u32,
-    location_raw: u32,
-    name: u32,
-    genre: u32,
-    country: u32,
-    country_code: u32,
-    status: u32,
-}
-
-impl Staged {
-    /// Room for `rows` rows before the row list grows: a rebuild sizes it from the snapshot
-    /// it replaces, so the list is not doubled (and copied) on the way to ~150,000 rows,
-    /// which at 72 bytes a row held ~19 MB for 11 MB of rows at the peak of a rebuild.
-    pub fn with_capacity(rows: usize) -> Staged {
-        Staged {
-            rows: Vec::with_capacity(rows),
-            ..Staged::default()
-        }
-    }
-
-    /// Packs one row (its strings are freed when it is dropped here).
-    pub fn push(&mut self, r: PointRow) {
-        let s = &mut self.strings;
-        let row = StagedRow {
-            location_id: r.location_id,
-            ma_id: r.ma_id,
-            lon: r.lon,
-            lat: r.lat,
-            step_order: r.step_order,
-            parsed_step: r.parsed_step,
-            formed_year: r.formed_year,
-            step_label: s.intern_opt(r.step_label.as_deref()),
-            location_raw: self.texts.push(&r.location_raw),
-            name: self.texts.push(&r.name),
-            genre: s.intern_opt(r.genre.as_deref()),
-            country: s.intern_opt(r.country.as_deref()),
-            country_code: s.intern_opt(r.country_code.as_deref()),
-            status: s.intern_opt(r.status.as_deref()),
-        };
-        self.rows.push(row);
-    }
-
-    /// Rows packed.
-    pub fn len(&self) -> usize {
-        self.rows.len()
-    }
-
-    /// Whether no row was packed.
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-}
-
-impl StagedRow {
-    /// Feeds every field of the source row to a content hash, in the row's column order
-    /// (floats by their bits; texts hash as the strings they were).
-    fn hash_content(&self, strings: &Interner, texts: &TextArena, h: &mut impl Hasher) {
-        let opt = |id: u32| (id != NONE).then(|| strings.get(id));
-        self.location_id.hash(h);
-        self.ma_id.hash(h);
-        self.lon.to_bits().hash(h);
-        self.lat.to_bits().hash(h);
-        self.step_order.hash(h);
-        self.parsed_step.hash(h);
-        opt(self.step_label).hash(h);
-        texts.get(self.location_raw).hash(h);
-        texts.get(self.name).hash(h);
-        opt(self.genre).hash(h);
-        opt(self.country).hash(h);
-        opt(self.country_code).hash(h);
-        opt(self.status).hash(h);
-        self.formed_year.hash(h);
-    }
-}
 
 /// Band columns (one entry per band with at least one point).
 #[derive(Debug, Default)]
@@ -129,37 +35,6 @@ pub struct Bands {
     pub family: Vec<u8>,
 }
 
-impl Bands {
-    /// The same bands renumbered so that bands of one genre are contiguous (`point_band`
-    /// is rewritten to the new numbers). A genre filter then reads the band columns and
-    /// the per-band point lists as a few sequential runs instead of one cache miss per
-    /// band in each column (profiled: those misses were most of a new filter's cost).
-    fn grouped_by_genre(self, point_band: &mut [u32]) -> Bands {
-        let mut order: Vec<u32> = (0..self.ma_id.len() as u32).collect();
-        order.sort_by_key(|&j| self.genre[j as usize]);
-        let mut new_of = vec![0u32; order.len()];
-        for (new, &old) in order.iter().enumerate() {
-            new_of[old as usize] = new as u32;
-        }
-        for b in point_band.iter_mut() {
-            *b = new_of[*b as usize];
-        }
-        fn permute<T: Copy>(column: &[T], order: &[u32]) -> Vec<T> {
-            order.iter().map(|&old| column[old as usize]).collect()
-        }
-        Bands {
-            ma_id: permute(&self.ma_id, &order),
-            name: permute(&self.name, &order),
-            genre: permute(&self.genre, &order),
-            country: permute(&self.country, &order),
-            country_code: permute(&self.country_code, &order),
-            status: permute(&self.status, &order),
-            formed_year: permute(&self.formed_year, &order),
-            family: permute(&self.family, &order),
-        }
-    }
-}
-
 /// Point columns, sorted by (Morton code, location id).
 #[derive(Debug, Default)]
 pub struct Points {
@@ -179,21 +54,6 @@ pub struct Points {
     pub step_label: Vec<u32>,
     /// Raw location (arena index).
     pub location_raw: Vec<u32>,
-}
-
-impl Points {
-    fn with_capacity(n: usize) -> Points {
-        Points {
-            lon: Vec::with_capacity(n),
-            lat: Vec::with_capacity(n),
-            morton: Vec::with_capacity(n),
-            band: Vec::with_capacity(n),
-            location_id: Vec::with_capacity(n),
-            step_order: Vec::with_capacity(n),
-            step_label: Vec::with_capacity(n),
-            location_raw: Vec::with_capacity(n),
-        }
-    }
 }
 
 /// The immutable snapshot.
@@ -247,61 +107,144 @@ impl Snapshot {
     }
 
     /// Builds the snapshot from rows packed as they were read (`load.rs`).
+    ///
+    /// A rebuild runs beside the snapshot in use, so its transient memory is the serve
+    /// process's peak (docs/performance.md "Serve memory"): the staged columns are put in
+    /// snapshot order one at a time, each dropped as soon as its sorted copy exists, and
+    /// the order itself is a permutation of `u32` (no second copy of the rows).
     pub fn from_staged(version: i64, staged: Staged) -> Snapshot {
         let Staged {
-            rows,
+            lon,
+            lat,
+            location_id,
+            step_order,
+            parsed_step,
+            step_label,
+            location_raw,
+            band,
+            bands: staged_bands,
+            variants,
+            band_of,
             strings,
             texts,
         } = staged;
-        // Point columns sized once (no doubling): a rebuild runs beside the snapshot in
-        // use, so its transient memory is the serve process's peak (docs/performance.md).
-        let mut bands = Bands::default();
-        let mut band_of: std::collections::HashMap<i64, u32> =
-            std::collections::HashMap::with_capacity(rows.len());
-        let mut family_of = FamilyOfGenre::default();
-        let mut keyed: Vec<(u64, i64, u32)> = rows
+        drop(band_of);
+        let n = lon.len();
+        // Points in (Morton code, location id) order; the arrival index breaks what is
+        // left of a tie, as it always did.
+        let morton: Vec<u64> = lon
             .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                let m = grid::morton(grid::cell_x(r.lon), grid::cell_y(r.lat));
-                (m, r.location_id, i as u32)
-            })
+            .zip(&lat)
+            .map(|(&x, &y)| grid::morton(grid::cell_x(x), grid::cell_y(y)))
             .collect();
-        keyed.sort_unstable();
-        let mut points = Points::with_capacity(rows.len());
-        // The parser's step of each point, only for ordering the bands' paths below.
-        let mut path_step: Vec<i32> = Vec::with_capacity(rows.len());
+        let mut perm: Vec<u32> = (0..n as u32).collect();
+        perm.sort_unstable_by(|&a, &b| {
+            let (a, b) = (a as usize, b as usize);
+            morton[a]
+                .cmp(&morton[b])
+                .then(location_id[a].cmp(&location_id[b]))
+                .then(a.cmp(&b))
+        });
+        // The first staged entry of an entry's band id (itself, but for disagreeing rows).
+        let first_of = |e: u32| match variants.binary_search_by_key(&e, |v| v.0) {
+            Ok(k) => variants[k].1,
+            Err(_) => e,
+        };
         // Stable across processes of one build (`DefaultHasher::new` has fixed keys), which
         // is what replicas sharing ETags need.
         let mut fp = std::hash::DefaultHasher::new();
         env!("CARGO_PKG_VERSION").hash(&mut fp);
-        for &(m, _, i) in &keyed {
-            let r = &rows[i as usize];
-            r.hash_content(&strings, &texts, &mut fp);
-            let band = *band_of.entry(r.ma_id).or_insert_with(|| {
-                let idx = bands.ma_id.len() as u32;
-                bands.ma_id.push(r.ma_id);
-                bands.name.push(r.name);
-                bands.genre.push(r.genre);
-                bands.country.push(r.country);
-                bands.country_code.push(r.country_code);
-                bands.status.push(r.status);
-                bands.formed_year.push(r.formed_year);
-                bands.family.push(family_of.of(&strings, r.genre));
-                idx
-            });
-            points.lon.push(r.lon);
-            points.lat.push(r.lat);
-            points.morton.push(m);
-            points.band.push(band);
-            points.location_id.push(r.location_id);
-            points.step_order.push(r.step_order);
-            path_step.push(r.parsed_step);
-            points.step_label.push(r.step_label);
-            points.location_raw.push(r.location_raw);
+        // A band takes the fields of its first point in snapshot order; `order` lists those
+        // points' entries, band by band, in that order.
+        const UNSEEN: u32 = u32::MAX;
+        let mut new_of: Vec<u32> = vec![UNSEEN; staged_bands.len()];
+        let mut order: Vec<u32> = Vec::with_capacity(staged_bands.len() - variants.len());
+        {
+            let sb = &staged_bands;
+            let opt = |id: u32| (id != NONE).then(|| strings.get(id));
+            for &i in &perm {
+                let i = i as usize;
+                let e = band[i];
+                let b = e as usize;
+                // Every field of the source row, in its column order (floats by their bits;
+                // texts hash as the strings they were).
+                let h = &mut fp;
+                location_id[i].hash(h);
+                sb.ma_id[b].hash(h);
+                lon[i].to_bits().hash(h);
+                lat[i].to_bits().hash(h);
+                step_order[i].hash(h);
+                parsed_step[i].hash(h);
+                opt(step_label[i]).hash(h);
+                texts.get(location_raw[i]).hash(h);
+                texts.get(sb.name[b]).hash(h);
+                opt(sb.genre[b]).hash(h);
+                opt(sb.country[b]).hash(h);
+                opt(sb.country_code[b]).hash(h);
+                opt(sb.status[b]).hash(h);
+                sb.formed_year[b].hash(h);
+                let first = &mut new_of[first_of(e) as usize];
+                if *first == UNSEEN {
+                    *first = 0;
+                    order.push(e);
+                }
+            }
         }
-        drop((rows, keyed, band_of));
-        let bands = bands.grouped_by_genre(&mut points.band);
+        // Bands of one genre contiguous (a stable sort: first-seen order within a genre). A
+        // genre filter then reads the band columns and the per-band point lists as a few
+        // sequential runs instead of one cache miss per band in each column (profiled:
+        // those misses were most of a new filter's cost).
+        order.sort_by_key(|&e| staged_bands.genre[e as usize]);
+        for (k, &e) in order.iter().enumerate() {
+            new_of[first_of(e) as usize] = k as u32;
+        }
+        let point_band: Vec<u32> = perm
+            .iter()
+            .map(|&i| new_of[first_of(band[i as usize]) as usize])
+            .collect();
+        drop((band, new_of));
+        // Each column is replaced by its sorted copy before the next one is copied.
+        fn permute<T: Copy>(column: Vec<T>, order: &[u32]) -> Vec<T> {
+            order.iter().map(|&i| column[i as usize]).collect()
+        }
+        let points = Points {
+            lon: permute(lon, &perm),
+            lat: permute(lat, &perm),
+            morton: permute(morton, &perm),
+            band: point_band,
+            location_id: permute(location_id, &perm),
+            step_order: permute(step_order, &perm),
+            step_label: permute(step_label, &perm),
+            location_raw: permute(location_raw, &perm),
+        };
+        // The parser's step of each point, only for ordering the bands' paths below.
+        let path_step = permute(parsed_step, &perm);
+        drop(perm);
+        let mut family_of = FamilyOfGenre::default();
+        let family: Vec<u8> = order
+            .iter()
+            .map(|&e| family_of.of(&strings, staged_bands.genre[e as usize]))
+            .collect();
+        let StagedBands {
+            ma_id,
+            name,
+            genre,
+            country,
+            country_code,
+            status,
+            formed_year,
+        } = staged_bands;
+        let bands = Bands {
+            ma_id: permute(ma_id, &order),
+            name: permute(name, &order),
+            genre: permute(genre, &order),
+            country: permute(country, &order),
+            country_code: permute(country_code, &order),
+            status: permute(status, &order),
+            formed_year: permute(formed_year, &order),
+            family,
+        };
+        drop(order);
         let band_points = Groups::build(
             bands.ma_id.len(),
             points.band.iter().enumerate().map(|(i, &b)| (b, i as u32)),
@@ -339,6 +282,17 @@ impl Snapshot {
             mix,
             flows,
             retiring: AtomicBool::new(false),
+        }
+    }
+
+    /// Room for staging a successor of about this snapshot's size (a little more, for
+    /// growth): see [`Staged::with_capacity`].
+    pub fn staging_size(&self) -> StagedSize {
+        let more = |n: usize| n + n / 32;
+        StagedSize {
+            points: more(self.len()),
+            bands: more(self.bands.ma_id.len()),
+            text_bytes: more(self.texts.text_bytes()),
         }
     }
 
