@@ -101,13 +101,25 @@ async function addTiles(map) {
 
 function createMap() {
   const view = initialView();
-  const map = L.map('map', { minZoom: 2, maxZoom: 18, worldCopyJump: false, keyboard: true, zoomControl: true })
-    .setView(view.center, view.zoom);
+  const map = L.map('map', { minZoom: 2, maxZoom: 18, worldCopyJump: false, keyboard: true, zoomControl: true });
   map.attributionControl.addAttribution(ATTRIBUTION);
+  // The bars first, then the view: the map has its final size when its view is set.
   moveControls(map);
-  // The map's box changes with the page around it (the legend's column, the card): Leaflet
-  // is told, so its view and markers fit the new size.
-  if (typeof ResizeObserver === 'function') new ResizeObserver(() => map.invalidateSize()).observe(map.getContainer());
+  map.setView(view.center, view.zoom);
+  // The map's box changes with the page around it (the legend's column, the card, the
+  // status line taking a second row on a phone): Leaflet is told, so its view and markers
+  // fit the new size, around the same centre — the exact one it had (invalidateSize alone
+  // recomputes it from the pixels: a shared link's lat/lon would be rewritten).
+  if (typeof ResizeObserver === 'function') {
+    const box = map.getContainer();
+    new ResizeObserver(() => {
+      const size = map.getSize();
+      if (box.clientWidth === size.x && box.clientHeight === size.y) return;
+      const centre = map.getCenter();
+      map.invalidateSize({ pan: false, debounceMoveend: true });
+      map.setView(centre, map.getZoom(), { reset: true });
+    }).observe(box);
+  }
   return map;
 }
 
