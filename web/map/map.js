@@ -126,8 +126,9 @@ function createMap() {
 /** Leaflet's control corners out of the map (issue 28): nothing floats over the markers, so
  *  none is partly hidden under a button (Lighthouse's target-size; a visitor's tap). The
  *  zoom buttons and the layers' buttons (controls added later go to the same corners) go
- *  to the bar over the map (`#map-tools`, `#map-layers`), the credits to the line under it; before the markers in the Tab
- *  order (issue 29: Densité was the 68th stop, behind every marker). */
+ *  to the bar above the map (`#map-tools`, `#map-layers`), the credits to the line under it;
+ *  before the markers in the Tab order (issue 29: Densité was the 68th stop, behind every
+ *  marker). */
 function moveControls(map) {
   const box = map.getContainer();
   const tools = $('map-tools');

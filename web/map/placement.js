@@ -3,7 +3,7 @@
 // small to touch, whatever its size (axe-core's rule: the part left uncovered must still
 // hold 24 × 24 px). The rule here: no two markers' boxes overlap (they keep a gap of GAP
 // px), and every box lies inside the map (a box cut by the map's edge is half a target,
-// and at the edge of the bar over the map it would touch the bar's buttons).
+// and at the edge of the bar above the map it would touch the bar's buttons).
 //
 // The biggest markers are placed first, at their place; a marker that would overlap one
 // already placed, or cross the map's edge, is drawn at the nearest free spot instead (a few
