@@ -91,8 +91,8 @@ export function addLegend() {
   const column = () => area?.classList.toggle('legend-open', box.open);
   box.addEventListener('toggle', column);
   column();
-  const tools = $('map-layers') ?? $('map-tools');
-  if (tools) tools.after(box);
+  const bar = document.querySelector('.map-bar');
+  if (bar) bar.after(box);
   else area?.prepend(box);
   paint();
 }
