@@ -136,7 +136,7 @@ function moveControls(map) {
   const left = corner('.leaflet-top.leaflet-left');
   const right = corner('.leaflet-top.leaflet-right');
   const credits = corner('.leaflet-bottom.leaflet-right');
-  if (tools && left) tools.prepend(left);
+  if (left) ($('map-zoom') ?? tools)?.prepend(left);
   if ($('map-layers') && right) $('map-layers').append(right);
   if ($('map-foot') && credits) $('map-foot').append(credits);
 }
