@@ -7,12 +7,17 @@ import { getJson, isAbort } from '/lib/http.js';
 import { $, text } from '/lib/dom.js';
 import { showError, clearError } from './errors.js';
 import { markerIcon, accessibleMarker, clusterSize } from './markers.js';
+import { placeTargets } from './placement.js';
 import { state, FILTERS } from './state.js';
 import { stepLabel } from './words.js';
 import { t, tn, fmt } from './i18n.js';
 import { ringGradient, familiesText, familyLabel, isFamily, FAMILY_NAMES } from './families.js';
 
 const SAME_PLACE_ZOOM = 17;
+// A point's (and a stack's) target, px; a point draws a 16 px dot in it (map.css), whose
+// rim (with its 2 px ring) is 10 px from the centre.
+const POINT_SIZE = 24;
+const POINT_DOT_RIM = 10;
 let layer = null;
 let handlers = null;
 let loadCtrl = null;
@@ -34,13 +39,13 @@ export function bboxParam(bounds) {
   return [w, s, e, n].map((v) => v.toFixed(5)).join(',');
 }
 
-function addCluster(latlng, p) {
+function addCluster(latlng, p, shift) {
   const map = state.map;
   const count = Number(p.count) || 0;
   const cls = `bm-cluster ${count >= 1000 ? 'size-l' : count >= 100 ? 'size-m' : 'size-s'}`;
   const label = count >= 10000 ? `${Math.round(count / 1000)}k` : String(count);
   const target = Number.isFinite(Number(p.expansion_zoom)) ? Number(p.expansion_zoom) : map.getZoom() + 2;
-  const icon = markerIcon(`${cls} bm-ring`, clusterSize(count), label, ringGradient(p.families));
+  const icon = markerIcon(`${cls} bm-ring`, clusterSize(count), label, ringGradient(p.families), shift);
   const mix = familiesText(p.families);
   const zoomIn = () => {
     pendingTown = target >= SAME_PLACE_ZOOM ? latlng : null;
@@ -76,18 +81,18 @@ async function openTownOrZoom(latlng, zoomIn) {
   zoomIn();
 }
 
-function addStack(latlng, items) {
+function addStack(latlng, items, shift) {
   if (items.length === 1) {
     const p = items[0];
     const fam = familyOf(p);
     const label = `${text(p.name)} — ${text(p.location_raw)}${p.step_label ? ` (${stepLabel(p.step_label)})` : ''}, ${familyLabel(fam)}`;
-    accessibleMarker(latlng, markerIcon(`bm-point bm-hit fam-${fam}`, 24, ''), label, () => handlers.openBand(p.ma_id), { maId: p.ma_id, kind: 'point', family: fam })
+    accessibleMarker(latlng, markerIcon(`bm-point bm-hit fam-${fam}`, POINT_SIZE, '', null, shift, POINT_DOT_RIM), label, () => handlers.openBand(p.ma_id), { maId: p.ma_id, kind: 'point', family: fam })
       .addTo(layer);
     return;
   }
   const mix = {};
   for (const p of items) mix[familyOf(p)] = (mix[familyOf(p)] || 0) + 1;
-  accessibleMarker(latlng, markerIcon('bm-point bm-stack bm-ring', 24, String(items.length), ringGradient(mix)),
+  accessibleMarker(latlng, markerIcon('bm-point bm-stack bm-ring', POINT_SIZE, String(items.length), ringGradient(mix), shift),
     tn('map.town.bands', items.length, { place: text(items[0].location_raw) }), () => handlers.openStack(items, latlng), { count: items.length, kind: 'stack' })
     .addTo(layer);
 }
@@ -100,6 +105,23 @@ function openPendingTown(stacks) {
   if (near) handlers.openStack(near.items, near.latlng);
 }
 
+/** Draws the markers where placement.js puts them: at their place, or a few pixels away
+ *  when they would overlap another or cross the map's edge. */
+function drawPlaced(marks) {
+  const map = state.map;
+  const size = map.getSize();
+  const at = marks.map(({ latlng, size: side }) => {
+    // Where Leaflet draws a marker: its layer point rounded, less its anchor (the half
+    // size rounded), in the map's pixels; the centre of that box.
+    const p = map.layerPointToContainerPoint(map.latLngToLayerPoint(latlng).round());
+    const c = side / 2 - Math.round(side / 2);
+    return { x: p.x + c, y: p.y + c, size: side };
+  });
+  const { shifts, unplaced } = placeTargets(at, size.x, size.y);
+  $('map-status').dataset.unplaced = String(unplaced);
+  marks.forEach((m, i) => m.draw(shifts[i]));
+}
+
 /** Draws a FeatureCollection; returns the number of points (bands' steps) it holds. */
 function render(fc) {
   layer.clearLayers();
@@ -108,6 +130,7 @@ function render(fc) {
   let points = 0;
   const families = Object.fromEntries(FAMILY_NAMES.map((f) => [f, 0]));
   const stacks = new Map(); // identical coordinates → list of point features
+  const marks = []; // {latlng, size, draw(shift)}: drawn once placed (placement.js)
   for (const f of features) {
     const coords = f?.geometry?.coordinates;
     if (!Array.isArray(coords) || !Number.isFinite(coords[0]) || !Number.isFinite(coords[1])) continue;
@@ -117,7 +140,7 @@ function render(fc) {
       clusters += 1;
       points += Number(p.count) || 0;
       for (const f of FAMILY_NAMES) families[f] += Number(p.families?.[f]) || 0;
-      addCluster(latlng, p);
+      marks.push({ latlng, size: clusterSize(Number(p.count) || 0), draw: (shift) => addCluster(latlng, p, shift) });
     } else {
       points += 1;
       families[familyOf(p)] += 1;
@@ -126,7 +149,8 @@ function render(fc) {
       stacks.get(key).items.push(p);
     }
   }
-  for (const { latlng, items } of stacks.values()) addStack(latlng, items);
+  for (const { latlng, items } of stacks.values()) marks.push({ latlng, size: POINT_SIZE, draw: (shift) => addStack(latlng, items, shift) });
+  drawPlaced(marks);
   openPendingTown(stacks);
   onFamilies(families);
   const status = $('map-status');

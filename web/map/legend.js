@@ -1,9 +1,8 @@
 // The legend: what the marks on the map mean, and the genre families, which double as a
 // filter (click a family: only its bands; click more to add, click again to remove;
-// « Toutes » clears). Each family shows its points in the current view. A Leaflet
-// control, folded on phones.
-import * as L from '/vendor/leaflet/leaflet-src.esm.js';
-import { h } from '/lib/dom.js';
+// « Toutes » clears). Each family shows its points in the current view. Beside the map,
+// folded on phones.
+import { $, h } from '/lib/dom.js';
 import { FAMILIES } from './families.js';
 import { state, setFamilies } from './state.js';
 import { t, fmt } from './i18n.js';
@@ -77,21 +76,23 @@ export function showFamilyCounts(counts) {
   }
 }
 
-const Legend = L.Control.extend({
-  options: { position: 'topright' },
-  onAdd() {
-    const narrow = window.matchMedia('(max-width: 760px)').matches;
-    const box = h('details', { class: 'legend', id: 'legend', open: !narrow },
-      h('summary', null, t('map.legend.title')),
+/** The legend beside the map (issue 28: not over it, where its buttons hid markers): a
+ *  column at the map's right on a wide screen, open at first; on a phone a button in the
+ *  map's bar, folded, that opens over the map. `.legend-open` on the map's area gives it
+ *  its column (map.css). */
+export function addLegend() {
+  const narrow = window.matchMedia('(max-width: 760px)').matches;
+  const box = h('details', { class: 'legend', id: 'legend', open: !narrow },
+    h('summary', null, t('map.legend.title')),
+    h('div', { class: 'legend-body' },
       familyList(),
-      h('ul', null, entries().map(([mark, label]) => h('li', null, mark, h('span', null, label)))));
-    L.DomEvent.disableClickPropagation(box);
-    L.DomEvent.disableScrollPropagation(box);
-    paint();
-    return box;
-  },
-});
-
-export function addLegend(map) {
-  new Legend().addTo(map);
+      h('ul', null, entries().map(([mark, label]) => h('li', null, mark, h('span', null, label))))));
+  const area = $('map-area');
+  const column = () => area?.classList.toggle('legend-open', box.open);
+  box.addEventListener('toggle', column);
+  column();
+  const bar = document.querySelector('.map-bar');
+  if (bar) bar.after(box);
+  else area?.prepend(box);
+  paint();
 }

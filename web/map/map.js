@@ -101,19 +101,61 @@ async function addTiles(map) {
 
 function createMap() {
   const view = initialView();
-  const map = L.map('map', { minZoom: 2, maxZoom: 18, worldCopyJump: false, keyboard: true, zoomControl: true })
-    .setView(view.center, view.zoom);
+  const map = L.map('map', { minZoom: 2, maxZoom: 18, worldCopyJump: false, keyboard: true, zoomControl: true });
   map.attributionControl.addAttribution(ATTRIBUTION);
-  // Keyboard: the map's controls (zoom, legend, layers) come before its markers in the Tab
-  // order (issue 29: Densité was the 68th stop, behind every marker). Their place on screen
-  // is set by CSS, not by the order of the elements.
-  const controls = map.getContainer().querySelector('.leaflet-control-container');
-  if (controls) map.getContainer().prepend(controls);
+  // The bars first, then the view: the map has its final size when its view is set.
+  moveControls(map);
+  map.setView(view.center, view.zoom);
+  // The map's box changes with the page around it (the legend's column, the card, the
+  // status line taking a second row on a phone): Leaflet is told, so its view and markers
+  // fit the new size, around the same centre — the exact one it had (invalidateSize alone
+  // recomputes it from the pixels: a shared link's lat/lon would be rewritten).
+  if (typeof ResizeObserver === 'function') {
+    const box = map.getContainer();
+    new ResizeObserver(() => {
+      const size = map.getSize();
+      if (box.clientWidth === size.x && box.clientHeight === size.y) return;
+      const centre = map.getCenter();
+      map.invalidateSize({ pan: false, debounceMoveend: true });
+      map.setView(centre, map.getZoom(), { reset: true });
+    }).observe(box);
+  }
   return map;
+}
+
+/** Leaflet's control corners out of the map (issue 28): nothing floats over the markers, so
+ *  none is partly hidden under a button (Lighthouse's target-size; a visitor's tap). The
+ *  zoom buttons and the layers' buttons (controls added later go to the same corners) go
+ *  to the bar above the map (`#map-tools`, `#map-layers`), the credits to the line under it;
+ *  before the markers in the Tab order (issue 29: Densité was the 68th stop, behind every
+ *  marker). */
+function moveControls(map) {
+  const box = map.getContainer();
+  const tools = $('map-tools');
+  const corner = (sel) => box.querySelector(`.leaflet-control-container ${sel}`);
+  const left = corner('.leaflet-top.leaflet-left');
+  const right = corner('.leaflet-top.leaflet-right');
+  const credits = corner('.leaflet-bottom.leaflet-right');
+  if (left) ($('map-zoom') ?? tools)?.prepend(left);
+  if ($('map-layers') && right) $('map-layers').append(right);
+  if ($('map-foot') && credits) $('map-foot').append(credits);
+}
+
+/** The layers' panels (density, flows, towns) in one column over the map's top right: the
+ *  bar keeps only their buttons. */
+function movePanels() {
+  const panels = $('map-panels');
+  if (!panels) return;
+  for (const id of ['density-legend', 'flows-legend', 'towns-panel']) {
+    const el = $(id);
+    if (el) panels.append(el);
+  }
 }
 
 function start() {
   $('boot-fallback')?.remove();
+  // The legend's column first: the map starts at its final size.
+  addLegend();
   const map = createMap();
   state.map = map;
   addTiles(map);
@@ -128,7 +170,7 @@ function start() {
   initTowns(map, { openTown: openStack, bbox: bboxParam });
   initBandTable(map, { openBand: openCard, bbox: bboxParam });
   initCard(map);
-  addLegend(map);
+  movePanels();
   initFilters();
   initSearch(openCard);
   initTimeline();

@@ -74,33 +74,25 @@ export function drawPath(steps) {
   return line;
 }
 
-/** The map's edges covered by its own overlays (status line, controls, legend, timeline)
- *  and by the card's bottom sheet, in px: what a path must stay clear of. */
+/** The map's edges covered by what lies over it (issue 28: at rest nothing does; a layer's
+ *  open panel, the legend opened on a phone, an error) and by the card's bottom sheet, in
+ *  px: what a path must stay clear of. */
 function coveredEdges(map, coverBottom) {
   const box = map.getContainer().getBoundingClientRect();
-  const seen = (el) => {
-    if (!el) return null;
+  const edges = { top: 0, bottom: coverBottom, left: 0, right: 0 };
+  const covers = document.querySelectorAll('#map-panels > *, #legend[open] .legend-body, .overlay-top > *, #timeline');
+  for (const el of covers) {
     const r = el.getBoundingClientRect();
-    return r.width > 0 && r.height > 0 ? r : null;
-  };
-  let right = 0;
-  let left = 0;
-  for (const c of map.getContainer().querySelectorAll('.leaflet-top.leaflet-right > *')) {
-    const r = seen(c);
-    if (r) right = Math.max(right, box.right - r.left);
+    if (!(r.width > 0 && r.height > 0)) continue;
+    if (r.left >= box.right || r.right <= box.left || r.top >= box.bottom || r.bottom <= box.top) continue;
+    // Over the map: the side it hugs is covered that far (a wide one: the top or bottom).
+    const wide = r.width > box.width / 2;
+    if (!wide && box.right - r.right <= box.width / 4) edges.right = Math.max(edges.right, box.right - r.left);
+    else if (!wide && r.left - box.left <= box.width / 4) edges.left = Math.max(edges.left, r.right - box.left);
+    else if (r.top - box.top < box.bottom - r.bottom) edges.top = Math.max(edges.top, r.bottom - box.top);
+    else edges.bottom = Math.max(edges.bottom, box.bottom - r.top);
   }
-  for (const c of map.getContainer().querySelectorAll('.leaflet-top.leaflet-left > *')) {
-    const r = seen(c);
-    if (r) left = Math.max(left, r.right - box.left);
-  }
-  const status = seen(document.querySelector('.overlay-top'));
-  const timeline = seen(document.getElementById('timeline'));
-  return {
-    top: status ? Math.max(0, status.bottom - box.top) : 0,
-    bottom: Math.max(timeline ? Math.max(0, box.bottom - timeline.top) : 0, coverBottom),
-    left,
-    right,
-  };
+  return edges;
 }
 
 /** Brings the whole path into view (unless it already is), clear of the map's overlays

@@ -5,6 +5,7 @@ import './map.spec.mjs';
 import './map-geo.spec.mjs';
 import './map-identity.spec.mjs';
 import './map-phone.spec.mjs';
+import './map-targets.spec.mjs';
 import './map-search.spec.mjs';
 import './map-timeline.spec.mjs';
 import './map-card.spec.mjs';
