@@ -4,7 +4,7 @@
 # the clusters bench's 150,000 points, each binary on a database of its own (an older
 # build may not know the newer migrations), then ROUNDS rounds in which every binary in
 # turn answers wrk -t2 -cCONN -dDURs on /healthz, the six cluster cases (z3, z6, z10, each
-# plain and genre=black) and /healthz again. Each case's figure is its req/s divided by the
+# plain and genre=black), a static file of the z6 answer's size, and /healthz again. Each case's figure is its req/s divided by the
 # mean of the two /healthz runs around it, for the same binary in the same round.
 #
 # Usage: bench/clusters/ratio.sh [LABEL=BIN ...]   (default: this tree's release build)
@@ -51,6 +51,11 @@ for z in 3 6 10; do
   URL[z${z}_black]="$BASE/api/clusters?zoom=$z&bbox=$(view "$z")&genre=black"
   CASES+=("z$z" "z${z}_black")
 done
+# A payload control: a static file of about the z6 answer's size (77 KB) from the same
+# server. When it holds the same share of /healthz as z6, the gap is the bytes' (the
+# kernel's send and receive path), not the clusters handler's.
+URL[static77k]="$BASE/map/preview.png"
+CASES+=(static77k)
 
 i=0
 for spec in "${BINS[@]}"; do
