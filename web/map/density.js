@@ -135,12 +135,27 @@ function mainBounds(layer) {
   return best;
 }
 
-/** The bounds of the countries painted (those of the answer), mainlands only. */
+/** Europe, as far as the catalogue reaches: a country's part outside it (Russia's Siberia,
+ *  Turkey's Anatolia, Kazakhstan) does not pull the frame (the centre of Russia's
+ *  mainland is in Siberia: toggling the layer threw the map there). */
+const EUROPE = { south: 34, west: -25, north: 72, east: 45 };
+
+/** `b` cut to [`EUROPE`], or null when nothing of it is in Europe. */
+function inEurope(b) {
+  const south = Math.max(b.getSouth(), EUROPE.south);
+  const north = Math.min(b.getNorth(), EUROPE.north);
+  const west = Math.max(b.getWest(), EUROPE.west);
+  const east = Math.min(b.getEast(), EUROPE.east);
+  return south <= north && west <= east ? L.latLngBounds([south, west], [north, east]) : null;
+}
+
+/** The bounds of the countries painted (those of the answer), mainlands only, in Europe. */
 function paintedBounds() {
   let bounds = null;
   shapesLayer?.eachLayer((l) => {
     if (!itemOf(l.feature)) return;
-    const b = mainBounds(l);
+    const main = mainBounds(l);
+    const b = main?.isValid() ? inEurope(main) : null;
     if (!b?.isValid()) return;
     bounds = bounds ? bounds.extend(b) : L.latLngBounds(b.getSouthWest(), b.getNorthEast());
   });

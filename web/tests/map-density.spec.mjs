@@ -153,6 +153,32 @@ describe('public map: density', () => {
     assert.deepEqual(problems.csp, [], 'the page works under the Content-Security-Policy');
     await page.close();
   });
+  test('from the landing view, the toggle keeps Europe in view (no jump to Siberia)', async (t) => {
+    const page = await browser.context.newPage();
+    const problems = watchPage(page);
+    await page.goto(`${target.url}/`);
+    await page.locator('.bm-marker[data-kind]').first().waitFor({ timeout: 15000 });
+    await page.click('#density-toggle');
+    await page.waitForFunction(() => document.querySelectorAll('.leaflet-density-pane path[data-density]:not([data-density=""])').length > 0, null, { timeout: 15000 });
+    // The catalogue is Europe's: Russia's or Turkey's Asian part must not pull the frame east.
+    await page.waitForFunction(() => /[?&]lon=/.test(location.search), null, { timeout: 5000 });
+    const view = await page.evaluate(() => Object.fromEntries(new URLSearchParams(location.search)));
+    const lon = Number(view.lon);
+    const lat = Number(view.lat);
+    assert.ok(lon > -25 && lon < 45, `the map's centre is in Europe, not at longitude ${lon} (${JSON.stringify(view)})`);
+    assert.ok(lat > 34 && lat < 72, `the map's centre is in Europe, not at latitude ${lat}`);
+    const paris = await page.evaluate(() => {
+      const p = document.querySelector('.leaflet-density-pane path[data-cc="FR"]');
+      const r = p?.getBoundingClientRect();
+      const m = document.querySelector('#map').getBoundingClientRect();
+      return r && r.right > m.left && r.left < m.right && r.bottom > m.top && r.top < m.bottom;
+    });
+    assert.ok(paris, 'France is on screen');
+    assert.deepEqual(problems.errors, []);
+    assert.deepEqual(problems.csp, []);
+    await page.close();
+  });
+
   test('a genre family clicked in the legend filters the density layer', async (t) => {
     const page = await browser.context.newPage();
     const problems = watchPage(page);
