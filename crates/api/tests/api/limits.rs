@@ -201,15 +201,30 @@ async fn a_public_query_past_its_statement_timeout_is_a_503_and_leaves_nothing_r
     assert_eq!(res.status(), 503);
     let body: Value = res.json().await.unwrap();
     assert_eq!(body["error"]["code"], "internal");
-    let left: i64 = sqlx::query_scalar(
-        "SELECT count(*) FROM pg_stat_activity
-         WHERE datname = current_database() AND state = 'active' AND query LIKE '%ILIKE%'
-           AND pid <> pg_backend_pid()",
-    )
-    .fetch_one(&mut *blocker)
-    .await
-    .unwrap();
-    assert_eq!(left, 0, "the search's query is still running");
+    // The backend marks itself idle just after it sends the error, so the 503 can arrive
+    // first: poll until the session is idle. A query the timeout did not end would stay
+    // active while the lock is held (until the rollback below), so this still fails then.
+    let mut left: i64 = -1;
+    for _ in 0..100 {
+        left = sqlx::query_scalar(
+            "SELECT count(*) FROM pg_stat_activity
+             WHERE datname = current_database() AND state = 'active' AND query LIKE '%ILIKE%'
+               AND pid <> pg_backend_pid()",
+        )
+        // Outside the blocker's transaction: a transaction keeps its first view of
+        // pg_stat_activity, each statement on the pool gets a fresh one.
+        .fetch_one(&db.pool)
+        .await
+        .unwrap();
+        if left == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        left, 0,
+        "the search's query is still running 10 s after its 503"
+    );
     blocker.rollback().await.unwrap();
     // The admin pool was never involved: the probe answers.
     let ready = reqwest::get(format!("{base}/readyz")).await.unwrap();
