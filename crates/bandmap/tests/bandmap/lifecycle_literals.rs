@@ -9,6 +9,7 @@
 //! (`json!({"error": …})`), and a literal inside `[…]` or `.get(…)` reads a JSON field:
 //! neither names a state, so both are allowed.
 
+use crate::source_tree::{src_files, workspace_root};
 use std::path::{Path, PathBuf};
 
 /// Every value of the CHECK constraints of `band_locations.geocode_status`,
@@ -51,42 +52,9 @@ struct Finding {
     literal: String,
 }
 
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .nth(2)
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("."))
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
-/// The `src/` files of every non-exempt crate.
+/// The `src/` Rust files of every non-exempt crate.
 fn checked_files(root: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let Ok(crates) = std::fs::read_dir(root.join("crates")) else {
-        return files;
-    };
-    for krate in crates.flatten() {
-        let name = krate.file_name().to_string_lossy().into_owned();
-        if !EXEMPT_CRATES.contains(&name.as_str()) {
-            rust_files(&krate.path().join("src"), &mut files);
-        }
-    }
-    files.sort();
-    files
+    src_files(root, EXEMPT_CRATES, &["rs"])
 }
 
 /// A small Rust lexer: enough to find string literals and to skip comments, char

@@ -12,4 +12,5 @@ mod fault_secrets;
 mod fault_support;
 mod lifecycle_literals;
 mod metrics_listener;
+mod source_tree;
 mod sql_writes;

@@ -7,43 +7,12 @@
 //! it into words (letters, digits, `_`) and looks for the uppercase keyword sequences,
 //! so a statement written over several lines is found too.
 
+use crate::source_tree::{src_files, workspace_root};
 use std::path::{Path, PathBuf};
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .nth(2)
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("."))
-}
-
-fn source_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            source_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs" || e == "sql") {
-            out.push(path);
-        }
-    }
-}
 
 /// The `src/` files of every crate but `db`.
 fn checked_files(root: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let Ok(crates) = std::fs::read_dir(root.join("crates")) else {
-        return files;
-    };
-    for krate in crates.flatten() {
-        if krate.file_name() != "db" {
-            source_files(&krate.path().join("src"), &mut files);
-        }
-    }
-    files.sort();
-    files
+    src_files(root, &["db"], &["rs", "sql"])
 }
 
 /// The write statements `text` holds, as (line, statement head).
