@@ -9,7 +9,10 @@
 #
 # Usage: bench/clusters/ratio.sh [LABEL=BIN ...]   (default: this tree's release build)
 #   e.g. bench/clusters/ratio.sh old=/tmp/bandmap-1124 new=target/release/bandmap
-# Env: POINTS (150000), DUR (5), CONN (32), ROUNDS (2), PORT (18095), NICE (unset: run as
+# Env: ACCEPT_ENCODING (unset: no Accept-Encoding, the bodies as written; e.g.
+#      ACCEPT_ENCODING="gzip, deflate, br, zstd", what Chromium sends, on every request
+#      including /healthz: the answers a browser gets),
+#      POINTS (150000), DUR (5), CONN (32), ROUNDS (2), PORT (18095), NICE (unset: run as
 #      is; e.g. NICE=-20 as root gives wrk and the servers the CPU before other jobs of a
 #      shared machine — say so with the figures).
 # Needs: PostgreSQL+PostGIS on 127.0.0.1:5432 (user postgres, trust), wrk.
@@ -29,6 +32,8 @@ cd "$ROOT"
 command -v wrk >/dev/null || { echo "wrk missing: apt-get install -y wrk" >&2; exit 1; }
 if curl -s -o /dev/null "$BASE/healthz"; then echo "port $PORT is in use: set PORT" >&2; exit 1; fi
 run() { if [ -n "${NICE:-}" ]; then nice -n "$NICE" "$@"; else "$@"; fi; }
+ASK=()
+if [ -n "${ACCEPT_ENCODING:-}" ]; then ASK=(-H "Accept-Encoding: $ACCEPT_ENCODING"); fi
 
 BINS=("$@")
 if [ ${#BINS[@]} -eq 0 ]; then
@@ -36,7 +41,7 @@ if [ ${#BINS[@]} -eq 0 ]; then
   BINS=("tree=${CARGO_TARGET_DIR:-$ROOT/target}/release/bandmap")
 fi
 
-echo "== machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), NICE=${NICE:-none}"
+echo "== machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), NICE=${NICE:-none}, Accept-Encoding: ${ACCEPT_ENCODING:-none}"
 if [ ! -e "$OUT/data/points.$POINTS" ]; then
   echo "== data: the clusters bench's generator, $POINTS points"
   cargo bench -q -p bandmap-index --bench clusters -- --points "$POINTS" --write "$OUT/data" >"$OUT/inproc.txt"
@@ -90,9 +95,9 @@ for round in $(seq 1 "$ROUNDS"); do
   for spec in "${BINS[@]}"; do
     label=${spec%%=*}; bin=${spec#*=}
     start "$label" "$bin" "bandmap_bench_ratio_$i"; i=$((i + 1))
-    echo "== round $round, $label (load $(cut -d' ' -f1 /proc/loadavg)); z6 body $(curl -fs "${URL[z6]}" | wc -c) bytes"
+    echo "== round $round, $label (load $(cut -d' ' -f1 /proc/loadavg)); z6 body $(curl -fs "${ASK[@]}" "${URL[z6]}" | wc -c) bytes"
     for name in healthz "${CASES[@]}" healthz; do
-      res=$(run wrk -t2 -c"$CONN" -d"${DUR}s" "${URL[$name]}")
+      res=$(run wrk -t2 -c"$CONN" -d"${DUR}s" "${ASK[@]}" "${URL[$name]}")
       rps=$(awk '/Requests\/sec/ {print $2}' <<<"$res")
       # An error answered fast would pass for speed: say it, and keep it out of the ratios.
       bad=$(awk '/Non-2xx or 3xx responses/ {print $5}' <<<"$res")

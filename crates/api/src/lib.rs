@@ -8,6 +8,7 @@ pub mod background;
 pub mod body_deadline;
 pub mod client_ip;
 pub mod connections;
+pub mod encoded;
 pub mod error;
 pub mod extract;
 pub mod filter_text;

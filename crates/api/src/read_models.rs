@@ -27,6 +27,9 @@ pub struct ReadModels {
     /// The offline gazetteer of the admin suggestions, loaded on first use (None inside:
     /// the file could not be read).
     pub gazetteer: Arc<tokio::sync::OnceCell<Option<Arc<bandmap_gazetteer::Gazetteer>>>>,
+    /// The map answers compressed once for the clients that accept it, kept by ETag
+    /// ([`crate::encoded`]; entries of an older snapshot age out).
+    pub encoded: Arc<crate::encoded::EncodedBodies>,
 }
 
 impl ReadModels {

@@ -1,5 +1,7 @@
 //! HTTP caching of public answers: `Cache-Control`, ETags and `If-None-Match` → 304.
 
+use crate::encoded::Coding;
+use axum::body::Bytes;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use std::hash::Hasher;
@@ -57,6 +59,35 @@ pub fn json_response<T: serde::Serialize>(headers: &HeaderMap, value: &T) -> Res
     );
     if let Ok(v) = HeaderValue::from_str(&etag) {
         hm.insert(header::ETAG, v);
+    }
+    res
+}
+
+/// A 200 of `body`, already in `coding` (`crate::encoded`), with its content type,
+/// `Cache-Control`, ETag and `Vary: Accept-Encoding` (the same URL answers other bytes to
+/// a client asking another coding). An answer with `Content-Encoding` passes through the
+/// server's `CompressionLayer` as it is.
+pub fn encoded_response(
+    content_type: &'static str,
+    etag: &str,
+    (body, coding): (Bytes, Coding),
+) -> Response {
+    let mut res = (StatusCode::OK, body).into_response();
+    let h = res.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static(CACHE_CONTROL),
+    );
+    if let Ok(v) = HeaderValue::from_str(etag) {
+        h.insert(header::ETAG, v);
+    }
+    h.insert(
+        header::VARY,
+        HeaderValue::from_static(header::ACCEPT_ENCODING.as_str()),
+    );
+    if let Some(v) = coding.header_value() {
+        h.insert(header::CONTENT_ENCODING, v);
     }
     res
 }

@@ -2,18 +2,23 @@
 //! (docs/map.md), with an ETag from the served snapshot's content fingerprint and the
 //! normalised query.
 
-use super::cache::{self, CACHE_CONTROL};
+use super::cache;
 use super::map_state::MapState;
 use super::params::{self, View};
+use crate::encoded::Coding;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::Query;
 use crate::param::{self, Breakdown};
+use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::HeaderMap;
+use axum::response::Response;
 use bandmap_index::map::ClusterQuery;
 use serde::Deserialize;
 use utoipa::IntoParams;
+
+/// The media type of the answers.
+const GEOJSON: &str = "application/geo+json";
 
 /// Query of `GET /api/clusters`: the view, and the breakdown.
 #[derive(Debug, Default, Deserialize, IntoParams)]
@@ -61,20 +66,14 @@ pub async fn clusters(
     if cache::not_modified(&headers, &etag) {
         return Ok(cache::not_modified_response(&etag));
     }
-    // Shared, not copied: a repeated view is served from the snapshot's kept bodies.
-    let body = axum::body::Bytes::from_owner(snap.geojson_with(&query, breakdown));
-    let mut res = (StatusCode::OK, body).into_response();
-    let h = res.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/geo+json"),
-    );
-    h.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static(CACHE_CONTROL),
-    );
-    if let Ok(v) = HeaderValue::from_str(&etag) {
-        h.insert(header::ETAG, v);
+    // Shared, not copied: a repeated view is served from the snapshot's kept bodies, and
+    // in the client's coding from the compressed ones kept by ETag.
+    let coding = Coding::preferred(&headers);
+    let answer = map.encoded.answer(&etag, coding, || {
+        Ok::<_, std::convert::Infallible>(Bytes::from_owner(snap.geojson_with(&query, breakdown)))
+    });
+    match answer {
+        Ok(answer) => Ok(cache::encoded_response(GEOJSON, &etag, answer)),
+        Err(never) => match never {},
     }
-    Ok(res)
 }

@@ -1,10 +1,11 @@
 //! What the map endpoints (`/api/clusters`, `/api/flows`) take from the application state:
-//! the map index and the pool of its first load, extracted alone through axum's
+//! the map index, the pool of its first load and the compressed answers, extracted alone through axum's
 //! `FromRef`. Extracting the whole `AppState` cloned its thirteen shared handles on every
 //! request and dropped them after — reference-count atomics written by every worker
 //! thread on the hottest path of the API (`perf`: ~4 % of a busy serve in the clone and
 //! drop alone, docs/performance.md "Flows").
 
+use crate::encoded::EncodedBodies;
 use crate::state::AppState;
 use axum::extract::FromRef;
 use bandmap_index::map::{LoadError, MapIndex, Snapshot};
@@ -18,6 +19,8 @@ pub struct MapState {
     pub map: Arc<MapIndex>,
     /// The pool of its first load.
     pub pool: PgPool,
+    /// Compressed answers kept by ETag.
+    pub encoded: Arc<EncodedBodies>,
 }
 
 impl FromRef<AppState> for MapState {
@@ -25,6 +28,7 @@ impl FromRef<AppState> for MapState {
         MapState {
             map: state.read.map.clone(),
             pool: state.pool.clone(),
+            encoded: state.read.encoded.clone(),
         }
     }
 }

@@ -174,6 +174,47 @@ async fn repeated_views_are_cached_and_validated() {
 }
 
 #[tokio::test]
+async fn a_browser_gets_the_answers_compressed_once() {
+    let app = seeded().await;
+    let plain = get(&app, "/api/flows?zoom=8").await.bytes().await.unwrap();
+    let one = json(&app, "/api/flows?zoom=8&limit=1").await;
+    let places = one["places"].as_array().unwrap();
+    let cell = |i: usize| format!("{},{}", places[i]["cell"][0], places[i]["cell"][1]);
+    let bands_path = format!("/api/flows/bands?zoom=8&from={}&to={}", cell(0), cell(1));
+    let plain_bands = json(&app, &bands_path).await;
+    assert_eq!(plain_bands["count"], 3, "the flow Bergen → Oslo");
+    let plain_bands = get(&app, &bands_path).await.bytes().await.unwrap();
+    for (path, plain) in [
+        ("/api/flows?zoom=8", &plain),
+        (bands_path.as_str(), &plain_bands),
+    ] {
+        for _ in 0..2 {
+            let res = app
+                .client
+                .get(app.url(path))
+                .header("accept-encoding", "gzip, deflate, br, zstd")
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(res.status(), 200, "{path}");
+            assert_eq!(res.headers()["content-encoding"], "br", "{path}");
+            assert_eq!(res.headers()["content-type"], "application/json");
+            let vary = res.headers()["vary"].to_str().unwrap().to_ascii_lowercase();
+            assert!(vary.contains("accept-encoding"), "{path}: {vary}");
+            let mut out = Vec::new();
+            let body = res.bytes().await.unwrap();
+            std::io::Read::read_to_end(&mut brotli::Decompressor::new(&body[..], 4096), &mut out)
+                .unwrap();
+            assert_eq!(out, plain.to_vec(), "{path}: round trip");
+        }
+    }
+    assert!(
+        !app.state.read.encoded.is_empty(),
+        "the compressed answers were not kept"
+    );
+}
+
+#[tokio::test]
 async fn bad_inputs_answer_json_400() {
     let app = spawn_app().await;
     for q in [

@@ -4,16 +4,21 @@
 pub mod body;
 pub mod params;
 
-use super::cache::{self, CACHE_CONTROL};
+use super::cache;
 use super::map_state::MapState;
 use super::params::{MapFilterParams, ViewParams};
+use crate::encoded::Coding;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::Query;
+use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::HeaderMap;
+use axum::response::Response;
 use body::{FlowBandsBody, FlowsBody};
 use params::{FlowBandsParams, FlowsParams};
+
+/// The media type of the answers.
+const JSON: &str = "application/json";
 
 /// Flows between places: consecutive placed steps of the bands, counted between clusters.
 /// A flow counts when either end is inside the box; the cells are those of
@@ -36,10 +41,12 @@ pub async fn flows(
     if cache::not_modified(&headers, &etag) {
         return Ok(cache::not_modified_response(&etag));
     }
-    let body = snap
-        .flows_body(&query, |answer| serde_json::to_vec(&FlowsBody::of(answer)))
-        .map_err(ApiError::internal)?;
-    Ok(json(axum::body::Bytes::from_owner(body), &etag))
+    let answer = map.encoded.answer(&etag, Coding::preferred(&headers), || {
+        snap.flows_body(&query, |answer| serde_json::to_vec(&FlowsBody::of(answer)))
+            .map(Bytes::from_owner)
+    });
+    let answer = answer.map_err(ApiError::internal)?;
+    Ok(cache::encoded_response(JSON, &etag, answer))
 }
 
 /// The bands of one flow (a click on it), by name, at most 200.
@@ -61,24 +68,9 @@ pub async fn flow_bands(
     if cache::not_modified(&headers, &etag) {
         return Ok(cache::not_modified_response(&etag));
     }
-    let answer = snap.flow_bands(&query, from, to);
-    let body = serde_json::to_vec(&FlowBandsBody::of(&answer)).map_err(ApiError::internal)?;
-    Ok(json(axum::body::Bytes::from(body), &etag))
-}
-
-fn json(body: axum::body::Bytes, etag: &str) -> Response {
-    let mut res = (StatusCode::OK, body).into_response();
-    let h = res.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    h.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static(CACHE_CONTROL),
-    );
-    if let Ok(v) = HeaderValue::from_str(etag) {
-        h.insert(header::ETAG, v);
-    }
-    res
+    let answer = map.encoded.answer(&etag, Coding::preferred(&headers), || {
+        serde_json::to_vec(&FlowBandsBody::of(&snap.flow_bands(&query, from, to))).map(Bytes::from)
+    });
+    let answer = answer.map_err(ApiError::internal)?;
+    Ok(cache::encoded_response(JSON, &etag, answer))
 }
