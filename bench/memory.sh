@@ -12,7 +12,9 @@
 # Usage: bench/memory.sh [BIN ...]   (default: $CARGO_TARGET_DIR/release/bandmap or
 #        target/release/bandmap). Label a binary with LABEL=path, e.g.
 #        bench/memory.sh before=/tmp/main-bandmap after=target/release/bandmap
-# Env: POINTS (150000), BANDS (120000), PORT (18173), BENCH_DB (bandmap_bench_memory).
+# Env: POINTS (150000), BANDS (120000), PORT (18173), BENCH_DB (bandmap_bench_memory),
+#      ACCEPT_ENCODING (unset: none; e.g. "gzip, deflate, br, zstd", what Chromium sends,
+#      on every workload request: the compressed answers kept, crates/api/src/encoded).
 # Needs PostgreSQL+PostGIS on 127.0.0.1:5432 (user postgres, trust), curl.
 set -euo pipefail
 
@@ -31,6 +33,8 @@ if [ ${#BINS[@]} -eq 0 ]; then
   BINS=("after=${CARGO_TARGET_DIR:-$ROOT/target}/release/bandmap")
 fi
 
+ASK=()
+if [ -n "${ACCEPT_ENCODING:-}" ]; then ASK=(-H "Accept-Encoding: $ACCEPT_ENCODING"); fi
 if curl -s -o /dev/null "$BASE/healthz"; then echo "port $PORT is in use: set PORT" >&2; exit 1; fi
 
 echo "== database $DB: $BANDS bands, $POINTS located steps"
@@ -83,20 +87,20 @@ workload() {
   local f
   for z in 3 4 5 6 8 10 12; do
     for f in "" "&genre=black" "&breakdown=families" "&family=doom,death&breakdown=families" "&status=active"; do
-      curl -fs "$BASE/api/clusters?zoom=$z$f" -o /dev/null || true
+      curl -fs "${ASK[@]}" "$BASE/api/clusters?zoom=$z$f" -o /dev/null || true
     done
   done
   for y in $(seq 1980 2019); do # 40 distinct filters (the timeline's play button)
-    curl -fs "$BASE/api/clusters?zoom=4&bbox=-20,30,45,72&year_max=$y&breakdown=families" -o /dev/null || true
+    curl -fs "${ASK[@]}" "$BASE/api/clusters?zoom=4&bbox=-20,30,45,72&year_max=$y&breakdown=families" -o /dev/null || true
   done
   # The flows layer (issue 27; a build without it answers 404): its views and the
   # timeline's filters, as the page asks them with the layer on.
   for z in 3 4 6 8 10; do
-    curl -fs "$BASE/api/flows?zoom=$z" -o /dev/null || true
-    curl -fs "$BASE/api/flows?zoom=$z&family=black,death&limit=200" -o /dev/null || true
+    curl -fs "${ASK[@]}" "$BASE/api/flows?zoom=$z" -o /dev/null || true
+    curl -fs "${ASK[@]}" "$BASE/api/flows?zoom=$z&family=black,death&limit=200" -o /dev/null || true
   done
   for y in $(seq 1980 2019); do
-    curl -fs "$BASE/api/flows?zoom=4&bbox=-20,30,45,72&year_max=$y" -o /dev/null || true
+    curl -fs "${ASK[@]}" "$BASE/api/flows?zoom=4&bbox=-20,30,45,72&year_max=$y" -o /dev/null || true
   done
 }
 

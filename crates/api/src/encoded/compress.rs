@@ -1,14 +1,15 @@
-//! Compressing a body once, for keeping: brotli at quality 5 and gzip at level 6. Kept
-//! bodies are compressed once and sent many times, but the first request of a view waits
-//! for it, so the levels are the fast-and-good middle of each scale rather than their
-//! slowest best (brotli 11 takes ~40 times longer than 5 on a 72 KB map answer for ~10 %
-//! fewer bytes; docs/performance.md "What a browser gets").
+//! Compressing a body once, for keeping: brotli at quality 4 and gzip at level 6. A kept
+//! body is compressed once and sent many times, but the first request of a view waits for
+//! it, so the levels are the fast ones that compress well rather than the slowest best: on
+//! the 72 KB z6 map answer brotli 4 gives 9,851 bytes in 1–2 ms, brotli 11 8,619 bytes in
+//! 126–228 ms (`cargo bench -p bandmap-api --bench encoded`, docs/performance.md "What a
+//! browser gets"); the same 9,851 bytes the server's `CompressionLayer` sent per request.
 
 use super::accept::Coding;
 use std::io::Write;
 
 /// Brotli quality (0–11).
-const BROTLI_QUALITY: u32 = 5;
+const BROTLI_QUALITY: u32 = 4;
 /// Brotli window: 2^18 = 256 KB, the largest body the map keeps; a larger body compresses
 /// a little less well, and the encoder's memory stays bounded by the window.
 const BROTLI_WINDOW_BITS: u32 = 18;
