@@ -4,12 +4,19 @@
 //! binary from `web/` (read from disk in debug builds), or served from `WEB_DIR` when set.
 //! `build.rs` re-embeds when `web/` changes and refuses a release build without
 //! `web/vendor/` (run `scripts/setup-web.sh` first).
+//!
+//! Every file answers with an ETag of its content (`If-None-Match` → 304: a page reload
+//! revalidates its modules instead of downloading them again), and text files in the
+//! client's coding, compressed once and kept ([`crate::encoded`]).
 
+use crate::encoded::{Coding, EncodedBodies};
 use crate::pages::map_page::MapLang;
+use crate::public::cache;
 use axum::Router;
 use axum::body::Body;
+use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{StatusCode, Uri, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use rust_embed::Embed;
@@ -35,6 +42,14 @@ pub struct WebFiles {
     public_base: Option<Arc<str>>,
     /// Whether the tile server answers (`/map/tiles-status.json`, issue 28).
     tiles: Option<Arc<crate::tile_probe::TileProbe>>,
+    /// The text files compressed once, by ETag.
+    encoded: Arc<EncodedBodies>,
+}
+
+/// A file's bytes and its ETag.
+struct File {
+    bytes: Bytes,
+    etag: String,
 }
 
 impl WebFiles {
@@ -45,6 +60,7 @@ impl WebFiles {
             tile_url: None,
             public_base: None,
             tiles: None,
+            encoded: Arc::default(),
         }
     }
 
@@ -63,6 +79,12 @@ impl WebFiles {
     }
 
     fn read(&self, path: &str) -> Option<Vec<u8>> {
+        self.file(path).map(|f| f.bytes.to_vec())
+    }
+
+    /// The file at `path` with its ETag: the embedded file's SHA-256 (computed when the
+    /// binary was built), or a hash of the bytes read from `WEB_DIR`.
+    fn file(&self, path: &str) -> Option<File> {
         if path
             .split('/')
             .any(|seg| seg == ".." || seg.starts_with('.'))
@@ -70,10 +92,37 @@ impl WebFiles {
             return None;
         }
         match &self.dir {
-            Some(dir) => std::fs::read(dir.join(path)).ok(),
-            None => Assets::get(path).map(|f| f.data.into_owned()),
+            Some(dir) => {
+                let bytes = std::fs::read(dir.join(path)).ok()?;
+                let mut h = std::hash::DefaultHasher::new();
+                std::hash::Hasher::write(&mut h, &bytes);
+                let etag = format!("W/\"s{:016x}\"", std::hash::Hasher::finish(&h));
+                Some(File {
+                    bytes: Bytes::from(bytes),
+                    etag,
+                })
+            }
+            None => {
+                let file = Assets::get(path)?;
+                let digest = file.metadata.sha256_hash();
+                let etag = format!("W/\"s{}\"", hex16(&digest));
+                let bytes = match file.data {
+                    std::borrow::Cow::Borrowed(b) => Bytes::from_static(b),
+                    std::borrow::Cow::Owned(v) => Bytes::from(v),
+                };
+                Some(File { bytes, etag })
+            }
         }
     }
+}
+
+/// The first eight bytes of a digest in hex.
+fn hex16(digest: &[u8]) -> String {
+    use std::fmt::Write as _;
+    digest.iter().take(8).fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
 }
 
 /// Routes serving the front end (merged last, after the API routes).
@@ -101,9 +150,9 @@ pub fn router(files: WebFiles) -> Router {
 /// this server answers from its probe (crate::tile_probe).
 const TILES_STATUS_PATH: &str = "/map/tiles-status.json";
 
-async fn tiles_status(State(files): State<WebFiles>, uri: Uri) -> Response {
+async fn tiles_status(State(files): State<WebFiles>, headers: HeaderMap, uri: Uri) -> Response {
     let Some(probe) = files.tiles.as_deref() else {
-        return asset(State(files), uri).await;
+        return asset(State(files), headers, uri).await;
     };
     let body = crate::tile_probe::TileStatusBody {
         tiles: probe.status().await,
@@ -217,44 +266,68 @@ fn body_response(content_type: &str, cache: &str, body: Body) -> Response {
         .into_response()
 }
 
-async fn admin_index(State(files): State<WebFiles>) -> Response {
-    file_response(&files, "admin/index.html")
+async fn admin_index(State(files): State<WebFiles>, headers: HeaderMap) -> Response {
+    file_response(&files, &headers, "admin/index.html")
 }
 
-async fn admin_asset(State(files): State<WebFiles>, uri: Uri) -> Response {
+async fn admin_asset(State(files): State<WebFiles>, headers: HeaderMap, uri: Uri) -> Response {
     let path = uri.path().trim_start_matches('/');
     // /admin/api/* and /admin/auth/* are API routes; an unknown one is a JSON 404.
     if path.starts_with("admin/api/") || path.starts_with("admin/auth/") {
         return crate::error::plain(StatusCode::NOT_FOUND, "not_found", "no such endpoint");
     }
-    file_response(&files, path)
+    file_response(&files, &headers, path)
 }
 
 async fn not_found() -> Response {
     crate::error::plain(StatusCode::NOT_FOUND, "not_found", "no such endpoint")
 }
 
-async fn favicon(State(files): State<WebFiles>) -> Response {
-    file_response(&files, "favicon.svg")
+async fn favicon(State(files): State<WebFiles>, headers: HeaderMap) -> Response {
+    file_response(&files, &headers, "favicon.svg")
 }
 
-async fn asset(State(files): State<WebFiles>, uri: Uri) -> Response {
-    file_response(&files, uri.path().trim_start_matches('/'))
+async fn asset(State(files): State<WebFiles>, headers: HeaderMap, uri: Uri) -> Response {
+    file_response(&files, &headers, uri.path().trim_start_matches('/'))
 }
 
-fn file_response(files: &WebFiles, path: &str) -> Response {
-    match files.read(path) {
-        Some(bytes) => {
-            let mime = mime_guess::from_path(path).first_or_octet_stream();
-            let cache = if path.starts_with("vendor/") || path == "favicon.svg" {
-                "public, max-age=86400"
-            } else {
-                "no-cache"
-            };
-            body_response(mime.as_ref(), cache, Body::from(bytes))
-        }
-        None => crate::error::plain(StatusCode::NOT_FOUND, "not_found", "no such file"),
+fn file_response(files: &WebFiles, headers: &HeaderMap, path: &str) -> Response {
+    let Some(File { bytes, etag }) = files.file(path) else {
+        return crate::error::plain(StatusCode::NOT_FOUND, "not_found", "no such file");
+    };
+    let cache_control = if path.starts_with("vendor/") || path == "favicon.svg" {
+        "public, max-age=86400"
+    } else {
+        "no-cache"
+    };
+    if cache::not_modified(headers, &etag) {
+        return cache::not_modified_response_with(cache_control, &etag);
     }
+    let mime = mime_guess::from_path(path).first_or_octet_stream();
+    let content_type = HeaderValue::from_str(mime.as_ref())
+        .unwrap_or(HeaderValue::from_static("application/octet-stream"));
+    // Images and fonts are compressed already.
+    let coding = if is_text(&mime) {
+        Coding::preferred(headers)
+    } else {
+        Coding::Identity
+    };
+    let answer = files
+        .encoded
+        .answer(&etag, coding, || Ok::<_, std::convert::Infallible>(bytes));
+    match answer {
+        Ok(answer) => cache::encoded_response_with(content_type, cache_control, &etag, answer),
+        Err(never) => match never {},
+    }
+}
+
+/// Whether a file of this type is worth compressing: text, scripts, JSON, SVG.
+fn is_text(mime: &mime_guess::Mime) -> bool {
+    mime.type_() == mime_guess::mime::TEXT
+        || mime.subtype() == mime_guess::mime::JAVASCRIPT
+        || mime.subtype() == mime_guess::mime::JSON
+        || mime.suffix() == Some(mime_guess::mime::JSON)
+        || mime.subtype() == mime_guess::mime::SVG
 }
 
 #[cfg(test)]
@@ -275,6 +348,35 @@ mod tests {
         ] {
             assert!(files.read(path).is_some(), "{path} is served");
         }
+    }
+
+    #[test]
+    fn text_types_are_compressed_and_images_are_not() {
+        for (path, text) in [
+            ("a.js", true),
+            ("a.css", true),
+            ("index.html", true),
+            ("a.json", true),
+            ("favicon.svg", true),
+            ("a.png", false),
+            ("a.woff2", false),
+            ("a.bin", false),
+        ] {
+            let mime = mime_guess::from_path(path).first_or_octet_stream();
+            assert_eq!(is_text(&mime), text, "{path}: {mime}");
+        }
+    }
+
+    #[test]
+    fn embedded_files_carry_their_digest_as_etag() {
+        let files = WebFiles::new(None);
+        let a = files.file("lib/dom.js").unwrap();
+        let b = files.file("lib/dom.js").unwrap();
+        assert_eq!(a.etag, b.etag);
+        assert_eq!(a.etag.len(), "W/\"s\"".len() + 16, "{}", a.etag);
+        assert_ne!(a.etag, files.file("lib/http.js").unwrap().etag);
+        assert!(files.file("../Cargo.toml").is_none());
+        assert!(files.file("map/.hidden").is_none());
     }
 
     #[test]

@@ -23,11 +23,16 @@ pub fn not_modified(headers: &HeaderMap, etag: &str) -> bool {
 
 /// The 304 answer carrying the validators.
 pub fn not_modified_response(etag: &str) -> Response {
+    not_modified_response_with(CACHE_CONTROL, etag)
+}
+
+/// [`not_modified_response`] with another `Cache-Control`.
+pub fn not_modified_response_with(cache_control: &'static str, etag: &str) -> Response {
     let mut res = StatusCode::NOT_MODIFIED.into_response();
     let h = res.headers_mut();
     h.insert(
         header::CACHE_CONTROL,
-        HeaderValue::from_static(CACHE_CONTROL),
+        HeaderValue::from_static(cache_control),
     );
     if let Ok(v) = HeaderValue::from_str(etag) {
         h.insert(header::ETAG, v);
@@ -70,14 +75,29 @@ pub fn json_response<T: serde::Serialize>(headers: &HeaderMap, value: &T) -> Res
 pub fn encoded_response(
     content_type: &'static str,
     etag: &str,
+    answer: (Bytes, Coding),
+) -> Response {
+    encoded_response_with(
+        HeaderValue::from_static(content_type),
+        CACHE_CONTROL,
+        etag,
+        answer,
+    )
+}
+
+/// [`encoded_response`] with any content type and `Cache-Control`.
+pub fn encoded_response_with(
+    content_type: HeaderValue,
+    cache_control: &'static str,
+    etag: &str,
     (body, coding): (Bytes, Coding),
 ) -> Response {
     let mut res = (StatusCode::OK, body).into_response();
     let h = res.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    h.insert(header::CONTENT_TYPE, content_type);
     h.insert(
         header::CACHE_CONTROL,
-        HeaderValue::from_static(CACHE_CONTROL),
+        HeaderValue::from_static(cache_control),
     );
     if let Ok(v) = HeaderValue::from_str(etag) {
         h.insert(header::ETAG, v);

@@ -30,6 +30,7 @@ mod public_flows;
 mod public_search_memory;
 mod security_headers;
 mod sessions_end;
+mod static_files;
 mod support;
 mod typed_params;
 mod wire_shapes;
