@@ -312,13 +312,8 @@ fn file_response(files: &WebFiles, headers: &HeaderMap, path: &str) -> Response 
     } else {
         Coding::Identity
     };
-    let answer = files
-        .encoded
-        .answer(&etag, coding, || Ok::<_, std::convert::Infallible>(bytes));
-    match answer {
-        Ok(answer) => cache::encoded_response_with(content_type, cache_control, &etag, answer),
-        Err(never) => match never {},
-    }
+    let answer = files.encoded.answer_ok(&etag, coding, || bytes);
+    cache::encoded_response_with(content_type, cache_control, &etag, answer)
 }
 
 /// Whether a file of this type is worth compressing: text, scripts, JSON, SVG.

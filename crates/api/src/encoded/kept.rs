@@ -111,6 +111,21 @@ impl EncodedBodies {
         Ok((packed, coding))
     }
 
+    /// [`EncodedBodies::answer`] for a body that cannot fail.
+    pub fn answer_ok(
+        &self,
+        etag: &str,
+        coding: Coding,
+        identity: impl FnOnce() -> Bytes,
+    ) -> (Bytes, Coding) {
+        match self.answer(etag, coding, || {
+            Ok::<_, std::convert::Infallible>(identity())
+        }) {
+            Ok(answer) => answer,
+            Err(never) => match never {},
+        }
+    }
+
     /// Number of answers kept.
     pub fn len(&self) -> usize {
         self.0.len()

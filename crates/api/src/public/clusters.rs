@@ -69,11 +69,8 @@ pub async fn clusters(
     // Shared, not copied: a repeated view is served from the snapshot's kept bodies, and
     // in the client's coding from the compressed ones kept by ETag.
     let coding = Coding::preferred(&headers);
-    let answer = map.encoded.answer(&etag, coding, || {
-        Ok::<_, std::convert::Infallible>(Bytes::from_owner(snap.geojson_with(&query, breakdown)))
+    let answer = map.encoded.answer_ok(&etag, coding, || {
+        Bytes::from_owner(snap.geojson_with(&query, breakdown))
     });
-    match answer {
-        Ok(answer) => Ok(cache::encoded_response(GEOJSON, &etag, answer)),
-        Err(never) => match never {},
-    }
+    Ok(cache::encoded_response(GEOJSON, &etag, answer))
 }
