@@ -92,9 +92,10 @@ async fn after_kill_9_and_a_restart_no_row_stays_processing_and_no_run_running()
         status(&client(), &format!("{base}/readyz")).await == 200
     })
     .await;
-    wait_for(
+    wait_for_pipeline(
         "the dead process's rows are geocoded and its runs closed",
-        tail,
+        &second,
+        &db,
         || async {
             let ids = held
                 .iter()
@@ -125,9 +126,10 @@ async fn after_kill_9_and_a_restart_no_row_stays_processing_and_no_run_running()
         },
     )
     .await;
-    wait_for(
+    wait_for_pipeline(
         "the pipeline drains: nothing processing, pending or running",
-        tail,
+        &second,
+        &db,
         || async {
             count(
                 &db,

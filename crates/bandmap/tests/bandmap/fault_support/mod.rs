@@ -179,6 +179,17 @@ impl Bandmap {
         let lines: Vec<&str> = text.lines().collect();
         lines[lines.len().saturating_sub(40)..].join("\n")
     }
+
+    /// The last lines of its output that are not heartbeats (a service idling beats every
+    /// second, which would push what went wrong out of [`Bandmap::tail`]).
+    pub fn events(&self) -> String {
+        let text = self.output();
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.to_ascii_lowercase().contains("heartbeat"))
+            .collect();
+        lines[lines.len().saturating_sub(60)..].join("\n")
+    }
 }
 
 impl Drop for Bandmap {
@@ -208,6 +219,33 @@ where
     }
 }
 
+/// [`wait_for`] on the pipeline: on failure the message also holds where the pipeline
+/// stands in `db` ([`pipeline_state`]) and the process's last lines that are not heartbeats.
+pub async fn wait_for_pipeline<F, Fut>(
+    what: &str,
+    process: &Bandmap,
+    db: &sqlx::PgPool,
+    mut check: F,
+) where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let end = Instant::now() + DEADLINE;
+    loop {
+        if check().await {
+            return;
+        }
+        if Instant::now() >= end {
+            panic!(
+                "never happened: {what}\n{}\n--- last lines that are not heartbeats ---\n{}",
+                pipeline_state(db).await,
+                process.events()
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
 /// A private cluster with one database `bandmap` (PostGIS in it) owned by the superuser.
 pub fn cluster_with_database() -> (PrivateCluster, String) {
     let cluster = PrivateCluster::start();
@@ -224,6 +262,55 @@ pub async fn pool(url: &str) -> sqlx::PgPool {
         .connect(url)
         .await
         .unwrap()
+}
+
+/// Rows of one kind: status, error, attempts, waits, due in s, claimed s ago, count.
+type RowGroup = (
+    String,
+    Option<String>,
+    i32,
+    i32,
+    Option<f64>,
+    Option<f64>,
+    i64,
+);
+/// A crawl run: id, type, status, error.
+type Run = (i64, String, String, Option<String>);
+
+/// Where the pipeline stands, for a failure message: the location rows grouped by status,
+/// error, attempts, waits and when they are due, and the crawl runs by status.
+pub async fn pipeline_state(pool: &sqlx::PgPool) -> String {
+    let rows: Result<Vec<RowGroup>, _> = sqlx::query_as(
+        "SELECT geocode_status, left(error, 160), attempts, wait_count,
+                round(extract(epoch FROM next_attempt_at - now()))::float8,
+                round(extract(epoch FROM now() - claimed_at))::float8, count(*)
+         FROM band_locations
+         WHERE geocode_status NOT IN ('done', 'country_only')
+         GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 7 DESC LIMIT 20",
+    )
+    .fetch_all(pool)
+    .await;
+    let runs: Result<Vec<Run>, _> =
+        sqlx::query_as("SELECT id, type, status, error FROM crawl_run ORDER BY id")
+            .fetch_all(pool)
+            .await;
+    let mut out = String::from(
+        "rows not done (status, error, attempts, waits, due in s, claimed s ago, count):\n",
+    );
+    match rows {
+        Ok(rows) => rows
+            .iter()
+            .for_each(|r| out.push_str(&format!("  {r:?}\n"))),
+        Err(e) => out.push_str(&format!("  unreadable: {e}\n")),
+    }
+    out.push_str("crawl runs (id, type, status, error):\n");
+    match runs {
+        Ok(runs) => runs
+            .iter()
+            .for_each(|r| out.push_str(&format!("  {r:?}\n"))),
+        Err(e) => out.push_str(&format!("  unreadable: {e}\n")),
+    }
+    out
 }
 
 /// One integer from SQL; `None` while the database does not answer.
