@@ -73,7 +73,7 @@ pub async fn spawn_app_with(
         .expect("seed admin");
     let mut state = AppState::new(db.pool.clone(), config);
     if let Some(c) = clock {
-        state.clock = c;
+        state = state.with_clock(c);
     }
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
