@@ -20,6 +20,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use rust_embed::Embed;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -76,10 +77,6 @@ impl WebFiles {
     pub fn with_public_base(mut self, base: &str) -> Self {
         self.public_base = Some(Arc::from(base));
         self
-    }
-
-    fn read(&self, path: &str) -> Option<Vec<u8>> {
-        self.file(path).map(|f| f.bytes.to_vec())
     }
 
     /// The file at `path` with its ETag: the embedded file's SHA-256 (computed when the
@@ -164,14 +161,65 @@ async fn tiles_status(State(files): State<WebFiles>, headers: HeaderMap, uri: Ur
     )
 }
 
-/// The map page with the tile URL and the preview tags written in.
-fn map_page(files: &WebFiles) -> Option<String> {
-    let page = String::from_utf8_lossy(&files.read("map/index.html")?).into_owned();
-    let page = match files.tile_url.as_deref() {
+/// The map page's file, which `/` and `/embed` are written from.
+const MAP_PAGE: &str = "map/index.html";
+
+/// The map page's file with the tile URL written in.
+fn map_page(files: &WebFiles, bytes: &[u8]) -> String {
+    let page = String::from_utf8_lossy(bytes);
+    match files.tile_url.as_deref() {
         Some(url) => with_tile_url(&page, url),
-        None => page,
+        None => page.into_owned(),
+    }
+}
+
+/// The ETag of a page written from the map page's file: a hash of the file's own ETag,
+/// of what the server writes into it (tile URL, public origin) and of `variant` (what the
+/// request chose: the language, the embed's parameters).
+fn page_etag(files: &WebFiles, file_etag: &str, variant: &impl Hash) -> String {
+    let mut h = DefaultHasher::new();
+    file_etag.hash(&mut h);
+    files.tile_url.hash(&mut h);
+    files.public_base.hash(&mut h);
+    variant.hash(&mut h);
+    format!("W/\"p{:016x}\"", h.finish())
+}
+
+/// A page written from the map page's file by `write`, like the front end's files: an ETag
+/// (`If-None-Match` → 304), and in the client's coding, compressed once and kept by that
+/// ETag. `write` runs only when no kept answer serves (a browser's repeat request costs a
+/// hash and a lookup, not a page and a brotli pass). `vary`, when `variant` reads request
+/// headers, is the whole `Vary` value (`Accept-Encoding` with them).
+fn page_response(
+    files: &WebFiles,
+    headers: &HeaderMap,
+    variant: impl Hash,
+    vary: Option<&'static str>,
+    write: impl FnOnce(&str) -> String,
+) -> Response {
+    let Some(file) = files.file(MAP_PAGE) else {
+        return crate::error::plain(StatusCode::NOT_FOUND, "not_found", "no such file");
     };
-    Some(page)
+    let etag = page_etag(files, &file.etag, &variant);
+    let mut res = if cache::not_modified(headers, &etag) {
+        cache::not_modified_response_with("no-cache", &etag)
+    } else {
+        let coding = Coding::preferred(headers);
+        let answer = files.encoded.answer_ok(&etag, coding, || {
+            Bytes::from(write(&map_page(files, &file.bytes)))
+        });
+        cache::encoded_response_with(
+            HeaderValue::from_static("text/html; charset=utf-8"),
+            "no-cache",
+            &etag,
+            answer,
+        )
+    };
+    if let Some(vary) = vary {
+        res.headers_mut()
+            .insert(header::VARY, HeaderValue::from_static(vary));
+    }
+    res
 }
 
 /// The language asked by a request (`?lang=`, `Accept-Language`), for the map pages.
@@ -191,16 +239,18 @@ async fn map_index(
     headers: axum::http::HeaderMap,
 ) -> Response {
     let lang = map_lang(query.as_deref(), &headers);
-    match map_page(&files) {
-        Some(page) => html_response(match files.public_base.as_deref() {
-            Some(base) => crate::pages::map_page::map_page(&page, base, lang),
-            None => page,
-        }),
-        None => crate::error::plain(StatusCode::NOT_FOUND, "not_found", "no such file"),
-    }
+    // The page reads `?lang=` only (a bare `/` is French whatever the browser prefers).
+    let variant = lang.tags().code();
+    page_response(&files, &headers, variant, None, |page| {
+        match files.public_base.as_deref() {
+            Some(base) => crate::pages::map_page::map_page(page, base, lang),
+            None => page.to_string(),
+        }
+    })
 }
 
-/// `/embed?…`: the map alone, for other sites' frames (crate::pages::map_page).
+/// `/embed?…`: the map alone, for other sites' frames (crate::pages::map_page). Its
+/// credit line speaks the language of `?lang=`, else of `Accept-Language`.
 async fn embed_index(
     State(files): State<WebFiles>,
     axum::extract::RawQuery(query): axum::extract::RawQuery,
@@ -211,15 +261,16 @@ async fn embed_index(
         url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
             .into_owned()
             .collect();
-    match map_page(&files) {
-        Some(page) => with_vary(html_response(crate::pages::map_page::embed_page(
-            &page,
+    let variant = (lang.chosen.code(), &pairs);
+    let vary = Some("Accept-Encoding, Accept-Language");
+    page_response(&files, &headers, variant, vary, |page| {
+        crate::pages::map_page::embed_page(
+            page,
             files.public_base.as_deref().unwrap_or(""),
             &pairs,
             lang,
-        ))),
-        None => crate::error::plain(StatusCode::NOT_FOUND, "not_found", "no such file"),
-    }
+        )
+    })
 }
 
 /// Marker of the tile URL in the map page: the value follows up to the next quote.
@@ -240,19 +291,6 @@ fn with_tile_url(page: &str, url: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;");
     format!("{}{escaped}{}", &page[..start], &page[start + len..])
-}
-
-/// The embed's credit line depends on `Accept-Language`.
-fn with_vary(mut res: Response) -> Response {
-    res.headers_mut().insert(
-        header::VARY,
-        axum::http::HeaderValue::from_static("Accept-Language"),
-    );
-    res
-}
-
-fn html_response(page: String) -> Response {
-    body_response("text/html; charset=utf-8", "no-cache", Body::from(page))
 }
 
 fn body_response(content_type: &str, cache: &str, body: Body) -> Response {
@@ -341,7 +379,7 @@ mod tests {
             "vendor/leaflet/leaflet-src.esm.js",
             "vendor/world-atlas/countries-110m.json",
         ] {
-            assert!(files.read(path).is_some(), "{path} is served");
+            assert!(files.file(path).is_some(), "{path} is served");
         }
     }
 

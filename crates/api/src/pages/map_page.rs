@@ -31,6 +31,12 @@ impl MapLang {
             chosen: Lang::choose(query_lang, accept),
         }
     }
+
+    /// The language of the map page's tags, title and `<html lang>`: `?lang=`, else
+    /// French (what [`map_page`] writes reads nothing else).
+    pub fn tags(self) -> Lang {
+        self.asked.unwrap_or(Lang::Fr)
+    }
 }
 
 /// The controls an embed may show, their URL parameter and whether they show by default.
@@ -80,7 +86,7 @@ fn in_language(page: &str, lang: Lang) -> String {
 
 /// The map page for `/`: preview tags, the origin, the "Intégrer" dialog's script.
 pub fn map_page(page: &str, base: &str, lang: MapLang) -> String {
-    let tags_lang = lang.asked.unwrap_or(Lang::Fr);
+    let tags_lang = lang.tags();
     let meta = PageMeta {
         title: tags_lang.t("map.title").to_string(),
         description: tags_lang.t("map.description").to_string(),

@@ -99,3 +99,94 @@ async fn a_missing_file_is_still_a_json_404() {
     let body: serde_json::Value = res.json().await.unwrap();
     assert_eq!(body["error"]["code"], "not_found");
 }
+
+/// Decodes a brotli body.
+fn unbrotli(packed: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    brotli::Decompressor::new(packed, 4096)
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}
+
+#[tokio::test]
+async fn the_map_page_has_an_etag_per_language_and_comes_compressed() {
+    let app = spawn_app().await;
+    let browser = [("accept-encoding", "gzip, deflate, br, zstd")];
+    let plain = get(&app, "/", &[]).await;
+    assert_eq!(plain.status(), 200);
+    assert_eq!(plain.headers()["cache-control"], "no-cache");
+    let etag = plain.headers()["etag"].to_str().unwrap().to_string();
+    assert!(etag.starts_with("W/\"p"), "{etag}");
+    let html = plain.text().await.unwrap();
+    assert!(html.contains("<html lang=\"fr\""), "a bare / is French");
+    assert!(html.contains("og:title"), "the preview tags are written in");
+    // A browser gets the same page in brotli, twice (the second time from the kept copy).
+    for _ in 0..2 {
+        let res = get(&app, "/", &browser).await;
+        assert_eq!(res.headers()["content-encoding"], "br");
+        assert_eq!(res.headers()["etag"].to_str().unwrap(), etag);
+        assert_eq!(unbrotli(&res.bytes().await.unwrap()), html.as_bytes());
+    }
+    // Revalidation: nothing to send.
+    let again = get(&app, "/", &[("if-none-match", &etag)]).await;
+    assert_eq!(again.status(), 304);
+    assert_eq!(again.headers()["cache-control"], "no-cache");
+    assert!(again.bytes().await.unwrap().is_empty());
+    // The browser's languages do not change a bare / (no Vary on them), ?lang=en does.
+    let en_browser = get(&app, "/", &[("accept-language", "en")]).await;
+    assert_eq!(en_browser.headers()["etag"].to_str().unwrap(), etag);
+    let en = get(&app, "/?lang=en", &[]).await;
+    let en_etag = en.headers()["etag"].to_str().unwrap().to_string();
+    assert_ne!(en_etag, etag);
+    assert!(en.text().await.unwrap().contains("<html lang=\"en\""));
+    let stale = get(&app, "/?lang=en", &[("if-none-match", &etag)]).await;
+    assert_eq!(
+        stale.status(),
+        200,
+        "the French page's ETag is not the English page's"
+    );
+}
+
+#[tokio::test]
+async fn the_embed_varies_with_its_parameters_and_the_browser_languages() {
+    let app = spawn_app().await;
+    let fr = get(&app, "/embed?zoom=5", &[("accept-language", "fr")]).await;
+    assert_eq!(fr.status(), 200);
+    let vary = fr.headers()["vary"].to_str().unwrap().to_ascii_lowercase();
+    assert!(
+        vary.contains("accept-encoding") && vary.contains("accept-language"),
+        "{vary}"
+    );
+    let fr_etag = fr.headers()["etag"].to_str().unwrap().to_string();
+    let en = get(&app, "/embed?zoom=5", &[("accept-language", "en")]).await;
+    let en_etag = en.headers()["etag"].to_str().unwrap().to_string();
+    assert_ne!(
+        fr_etag, en_etag,
+        "the credit line speaks the browser's language"
+    );
+    let other = get(&app, "/embed?zoom=6", &[("accept-language", "fr")]).await;
+    assert_ne!(other.headers()["etag"].to_str().unwrap(), fr_etag);
+    let revalidated = get(
+        &app,
+        "/embed?zoom=5",
+        &[("accept-language", "fr"), ("if-none-match", &fr_etag)],
+    )
+    .await;
+    assert_eq!(revalidated.status(), 304);
+    let vary = revalidated.headers()["vary"]
+        .to_str()
+        .unwrap()
+        .to_ascii_lowercase();
+    assert!(vary.contains("accept-language"), "{vary}");
+    let browser = get(
+        &app,
+        "/embed?zoom=5",
+        &[("accept-language", "fr"), ("accept-encoding", "br")],
+    )
+    .await;
+    assert_eq!(browser.headers()["content-encoding"], "br");
+    let page = String::from_utf8(unbrotli(&browser.bytes().await.unwrap())).unwrap();
+    assert_eq!(page, fr.text().await.unwrap());
+    assert!(page.contains("embed-credit"));
+}
