@@ -198,9 +198,8 @@ impl Drop for Bandmap {
     }
 }
 
-/// Polls `check` every 250 ms until it holds; panics with `what` and `context()` after
-/// [`DEADLINE`].
-pub async fn wait_for<F, Fut>(what: &str, context: impl Fn() -> String, mut check: F)
+/// Polls `check` every 250 ms until it holds (true) or [`DEADLINE`] has passed (false).
+async fn holds_in_time<F, Fut>(mut check: F) -> bool
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = bool>,
@@ -208,41 +207,42 @@ where
     let end = Instant::now() + DEADLINE;
     loop {
         if check().await {
-            return;
+            return true;
         }
-        assert!(
-            Instant::now() < end,
-            "never happened: {what}\n{}",
-            context()
-        );
+        if Instant::now() >= end {
+            return false;
+        }
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
 }
 
-/// [`wait_for`] on the pipeline: on failure the message also holds where the pipeline
-/// stands in `db` ([`pipeline_state`]) and the process's last lines that are not heartbeats.
-pub async fn wait_for_pipeline<F, Fut>(
-    what: &str,
-    process: &Bandmap,
-    db: &sqlx::PgPool,
-    mut check: F,
-) where
+/// Polls `check` every 250 ms until it holds; panics with `what` and `context()` after
+/// [`DEADLINE`].
+pub async fn wait_for<F, Fut>(what: &str, context: impl Fn() -> String, check: F)
+where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = bool>,
 {
-    let end = Instant::now() + DEADLINE;
-    loop {
-        if check().await {
-            return;
-        }
-        if Instant::now() >= end {
-            panic!(
-                "never happened: {what}\n{}\n--- last lines that are not heartbeats ---\n{}",
-                pipeline_state(db).await,
-                process.events()
-            );
-        }
-        tokio::time::sleep(Duration::from_millis(250)).await;
+    assert!(
+        holds_in_time(check).await,
+        "never happened: {what}\n{}",
+        context()
+    );
+}
+
+/// [`wait_for`] on the pipeline: on failure the message also holds where the pipeline
+/// stands in `db` ([`pipeline_state`]) and the process's last lines that are not heartbeats.
+pub async fn wait_for_pipeline<F, Fut>(what: &str, process: &Bandmap, db: &sqlx::PgPool, check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    if !holds_in_time(check).await {
+        panic!(
+            "never happened: {what}\n{}\n--- last lines that are not heartbeats ---\n{}",
+            pipeline_state(db).await,
+            process.events()
+        );
     }
 }
 
