@@ -2,7 +2,8 @@
 //! pages"): `/town/{key}/{slug}`, `/band/{ma_id}`, their 404 page, `/sitemap.xml` and
 //! `/robots.txt`. Plain HTML that works without JavaScript, every stored value escaped by
 //! the template (`maud`), OpenGraph and Twitter tags for link previews. They query the
-//! database per request, so they share the public rate limit of `/api/bands/{id}`.
+//! database per request, so they share the public rate limit of `/api/bands/{id}`. Each
+//! written page carries an ETag of its bytes ([`validator`]).
 
 pub mod band;
 pub mod i18n;
@@ -15,6 +16,7 @@ pub mod sitemap;
 pub mod slug;
 pub mod town;
 pub mod upstream_link;
+pub mod validator;
 
 use crate::state::AppState;
 use axum::Router;
@@ -33,4 +35,5 @@ pub fn router(state: &AppState) -> Router<AppState> {
             crate::public::rate_limit::limit,
         ))
         .route("/robots.txt", get(sitemap::robots))
+        .layer(axum::middleware::from_fn(validator::validate))
 }

@@ -587,3 +587,71 @@ async fn pages_and_exports_are_rate_limited_per_client() {
         assert_eq!(page(&app, "/map/pages.css").await.0, 200);
     }
 }
+
+/// Issue 28's pages revalidate: an ETag of the written page, `If-None-Match` → 304 with the
+/// page's validators, a new ETag once the data under the page changes; a 404 page has none.
+#[tokio::test]
+async fn pages_carry_an_etag_and_a_repeat_is_a_304_until_the_data_changes() {
+    let app = seeded().await;
+    let client = no_redirects();
+    let ask = |path: &str, etag: Option<&str>| {
+        let mut req = client.get(app.url(path));
+        if let Some(etag) = etag {
+            req = req.header("if-none-match", etag);
+        }
+        req.send()
+    };
+    for path in [OSLO, "/band/1", "/sitemap.xml", "/robots.txt"] {
+        let first = ask(path, None).await.unwrap();
+        assert_eq!(first.status(), 200, "{path}");
+        let etag = first.headers()["etag"].to_str().unwrap().to_string();
+        assert!(etag.starts_with("W/\"h"), "{path}: {etag}");
+        let cache = first.headers().get("cache-control").cloned();
+        let vary = |h: &reqwest::header::HeaderMap| -> Vec<String> {
+            h.get_all("vary")
+                .iter()
+                .map(|v| v.to_str().unwrap().to_ascii_lowercase())
+                .collect()
+        };
+        let first_vary = vary(first.headers());
+        let body = first.text().await.unwrap();
+        let again = ask(path, Some(&etag)).await.unwrap();
+        assert_eq!(again.status(), 304, "{path}");
+        assert_eq!(again.headers()["etag"].to_str().unwrap(), etag, "{path}");
+        assert_eq!(
+            again.headers().get("cache-control"),
+            cache.as_ref(),
+            "{path}"
+        );
+        assert_eq!(vary(again.headers()), first_vary, "{path}");
+        assert!(again.text().await.unwrap().is_empty(), "{path}");
+        let stale = ask(path, Some("W/\"h0\"")).await.unwrap();
+        assert_eq!(stale.status(), 200, "{path}");
+        assert_eq!(stale.text().await.unwrap(), body, "{path}");
+    }
+    // The town page in English is another page, with another ETag.
+    let fr = ask(OSLO, None).await.unwrap().headers()["etag"].clone();
+    let en = ask(&format!("{OSLO}?lang=en"), None).await.unwrap();
+    assert_eq!(en.status(), 200);
+    assert_ne!(en.headers()["etag"], fr);
+    // A band formed in Oslo since: the page changed, the old ETag no longer holds.
+    sqlx::raw_sql(
+        "INSERT INTO bands (ma_id, name, genre, country, country_code, status, formed_year, data)
+         VALUES (6, 'Zeta', 'Doom Metal', 'Norway', 'NO', 'Active', 2020, '{}');
+         INSERT INTO band_locations (id, ma_id, step_order, parsed_step, location_raw, city,
+             country, country_code, lat, lon, geocode_status, provider)
+         VALUES (61, 6, 0, 0, 'Oslo', 'Oslo', 'Norway', 'NO', 59.9127, 10.7461, 'done', 'gazetteer');",
+    )
+    .execute(&app.db.pool)
+    .await
+    .unwrap();
+    app.state.read.map.reload(&app.state.pool).await.unwrap();
+    let changed = ask(OSLO, Some(fr.to_str().unwrap())).await.unwrap();
+    assert_eq!(changed.status(), 200);
+    assert_ne!(changed.headers()["etag"], fr);
+    assert!(changed.text().await.unwrap().contains("Zeta"));
+    // Not-found pages carry no validator.
+    let missing = ask("/band/999", None).await.unwrap();
+    assert_eq!(missing.status(), 404);
+    assert!(missing.headers().get("etag").is_none());
+}
