@@ -28,7 +28,7 @@ pub async fn validate(req: Request, next: Next) -> Response {
     }
     let (mut parts, body) = res.into_parts();
     let known = body.size_hint().upper();
-    if !known.is_some_and(|n| n <= MAX_PAGE as u64) {
+    if known.is_none_or(|n| n > MAX_PAGE as u64) {
         return Response::from_parts(parts, body);
     }
     let bytes = match axum::body::to_bytes(body, MAX_PAGE).await {
