@@ -629,6 +629,11 @@ async fn pages_carry_an_etag_and_a_repeat_is_a_304_until_the_data_changes() {
         assert_eq!(stale.status(), 200, "{path}");
         assert_eq!(stale.text().await.unwrap(), body, "{path}");
     }
+    // HEAD names the same ETag as GET (the validator sees the page before the body goes).
+    let get_etag = ask(OSLO, None).await.unwrap().headers()["etag"].clone();
+    let head = client.head(app.url(OSLO)).send().await.unwrap();
+    assert_eq!(head.status(), 200);
+    assert_eq!(head.headers().get("etag"), Some(&get_etag));
     // The town page in English is another page, with another ETag.
     let fr = ask(OSLO, None).await.unwrap().headers()["etag"].clone();
     let en = ask(&format!("{OSLO}?lang=en"), None).await.unwrap();
