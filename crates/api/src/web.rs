@@ -7,7 +7,9 @@
 //!
 //! Every file answers with an ETag of its content (`If-None-Match` → 304: a page reload
 //! revalidates its modules instead of downloading them again), and text files in the
-//! client's coding, compressed once and kept ([`crate::encoded`]).
+//! client's coding, compressed once and kept ([`crate::encoded`]). The map page and the
+//! embed, written from `map/index.html` per language and parameters, are answered the same
+//! way (`page_response`).
 
 use crate::encoded::{Coding, EncodedBodies};
 use crate::pages::map_page::MapLang;
