@@ -68,7 +68,26 @@ describe('public map: search suggestions', () => {
     await page.waitForFunction(() => document.querySelector('#card-title')?.textContent !== 'Chargement…');
     assert.equal((await page.locator('#card-title').innerText()).trim().toLowerCase(), chosen.toLowerCase());
     assert.match(page.url(), /[?&]band=\d+/);
-    await page.waitForFunction(() => Number(new URL(location.href).searchParams.get('z')) >= 10, null, { timeout: 10000 });
+    // The map frames the band (issue 29): a band in one place at zoom 10 at least; a band
+    // that moved with its whole path in view, at whatever zoom that takes.
+    const maId = new URL(page.url()).searchParams.get('band');
+    const places = await page.evaluate(async (id) => {
+      const card = await (await fetch(`/api/bands/${id}`)).json();
+      const placed = (card.steps || []).filter((s) => Number.isFinite(s.lat) && Number.isFinite(s.lon));
+      return new Set(placed.map((s) => `${s.lat.toFixed(6)},${s.lon.toFixed(6)}`)).size;
+    }, maId);
+    if (places <= 1) {
+      await page.waitForFunction(() => Number(new URL(location.href).searchParams.get('z')) >= 10, null, { timeout: 10000 });
+    } else {
+      await page.waitForFunction((n) => {
+        const m = document.querySelector('#map').getBoundingClientRect();
+        const steps = [...document.querySelectorAll('.leaflet-map-pane .bm-step')];
+        return steps.length === n && steps.every((e) => {
+          const r = e.getBoundingClientRect();
+          return r.left >= m.left && r.right <= m.right && r.top >= m.top && r.bottom <= m.bottom;
+        });
+      }, places, { timeout: 10000 });
+    }
     assert.equal(await page.locator('#search-results').isVisible(), false);
 
     assert.deepEqual(problems.errors, []);
