@@ -47,7 +47,14 @@ pub struct WebFiles {
     tiles: Option<Arc<crate::tile_probe::TileProbe>>,
     /// The text files compressed once, by ETag.
     encoded: Arc<EncodedBodies>,
+    /// The ETags of the pages written from the map page ([`page_response`]), by what they
+    /// were written from.
+    page_etags: Arc<quick_cache::sync::Cache<u64, Arc<str>>>,
 }
+
+/// Most page ETags remembered (each a few dozen bytes; the embed's parameters make the
+/// variants, so the bound matters, not the size).
+const PAGE_ETAGS: usize = 4096;
 
 /// A file's bytes and its ETag.
 struct File {
@@ -64,6 +71,7 @@ impl WebFiles {
             public_base: None,
             tiles: None,
             encoded: Arc::default(),
+            page_etags: Arc::new(quick_cache::sync::Cache::new(PAGE_ETAGS)),
         }
     }
 
@@ -175,41 +183,64 @@ fn map_page(files: &WebFiles, bytes: &[u8]) -> String {
     }
 }
 
-/// The ETag of a page written from the map page's file: a hash of the file's own ETag,
-/// of what the server writes into it (tile URL, public origin) and of `variant` (what the
-/// request chose: the language, the embed's parameters).
-fn page_etag(files: &WebFiles, file_etag: &str, variant: &impl Hash) -> String {
+/// What a page written from the map page's file is written from: the file (its ETag),
+/// what the server writes into it (tile URL, public origin) and `variant` (what the request
+/// chose: the language, the embed's parameters). The code that writes it is the same for
+/// the life of the process.
+fn page_source(files: &WebFiles, file_etag: &str, variant: &impl Hash) -> u64 {
     let mut h = DefaultHasher::new();
     file_etag.hash(&mut h);
     files.tile_url.hash(&mut h);
     files.public_base.hash(&mut h);
     variant.hash(&mut h);
-    format!("W/\"p{:016x}\"", h.finish())
+    h.finish()
+}
+
+/// `W/"p…"`: a hash of the written page, so that a new build which writes the page
+/// differently (tags, texts) gives it a new ETag even when `map/index.html` is unchanged.
+fn page_etag(page: &[u8]) -> Arc<str> {
+    let mut h = DefaultHasher::new();
+    h.write(page);
+    Arc::from(format!("W/\"p{:016x}\"", h.finish()))
 }
 
 /// A page written from the map page's file by `write`, like the front end's files: an ETag
-/// (`If-None-Match` → 304), and in the client's coding, compressed once and kept by that
-/// ETag. `write` runs only when no kept answer serves (a browser's repeat request costs a
-/// hash and a lookup, not a page and a brotli pass). `vary`, when `variant` reads request
-/// headers, is the whole `Vary` value (`Accept-Encoding` with them).
+/// of the written page (`If-None-Match` → 304), and in the client's coding, compressed
+/// once and kept by that ETag. The ETag is remembered by what the page is written from
+/// ([`page_source`]), so `write` runs once per page and then only when no kept answer
+/// serves (a browser's repeat request costs two hashes and two lookups, not a page and a
+/// brotli pass). `vary`, when `variant` reads request headers, is the whole `Vary` value
+/// (`Accept-Encoding` with them).
 fn page_response(
     files: &WebFiles,
     headers: &HeaderMap,
     variant: impl Hash,
     vary: Option<&'static str>,
-    write: impl FnOnce(&str) -> String,
+    write: impl Fn(&str) -> String,
 ) -> Response {
     let Some(file) = files.file(MAP_PAGE) else {
         return crate::error::plain(StatusCode::NOT_FOUND, "not_found", "no such file");
     };
-    let etag = page_etag(files, &file.etag, &variant);
+    let render = || Bytes::from(write(&map_page(files, &file.bytes)));
+    let source = page_source(files, &file.etag, &variant);
+    let mut written = None;
+    let etag = match files.page_etags.get(&source) {
+        Some(etag) => etag,
+        None => {
+            let page = render();
+            let etag = page_etag(&page);
+            files.page_etags.insert(source, etag.clone());
+            written = Some(page);
+            etag
+        }
+    };
     let mut res = if cache::not_modified(headers, &etag) {
         cache::not_modified_response_with("no-cache", &etag)
     } else {
         let coding = Coding::preferred(headers);
-        let answer = files.encoded.answer_ok(&etag, coding, || {
-            Bytes::from(write(&map_page(files, &file.bytes)))
-        });
+        let answer = files
+            .encoded
+            .answer_ok(&etag, coding, || written.take().unwrap_or_else(render));
         cache::encoded_response_with(
             HeaderValue::from_static("text/html; charset=utf-8"),
             "no-cache",
