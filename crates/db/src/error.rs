@@ -35,7 +35,36 @@ pub enum DbError {
     Internal(String),
 }
 
+/// Whether `e` says the database could not be used at all — the connection broke or was
+/// refused, the pool had none to give, the server is shutting down or starting — rather
+/// than that the statement itself failed. Work that met it may simply be tried again once
+/// the database is back; it says nothing about the row or the data.
+pub fn is_unavailable(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed => true,
+        // SQLSTATE class 08 (connection exception); 57P01–57P03 (admin or crash shutdown,
+        // cannot connect now); 53300 (too many connections).
+        sqlx::Error::Database(d) => d.code().is_some_and(|c| {
+            c.starts_with("08") || matches!(c.as_ref(), "57P01" | "57P02" | "57P03" | "53300")
+        }),
+        _ => false,
+    }
+}
+
 impl DbError {
+    /// Whether the database could not be used at all ([`is_unavailable`]).
+    pub fn is_unavailable(&self) -> bool {
+        match self {
+            DbError::Unreachable { .. } => true,
+            DbError::Sqlx(e) => is_unavailable(e),
+            _ => false,
+        }
+    }
+
     /// Whether the failure is a deadlock or a serialization failure: the database rolled
     /// the transaction back and the same transaction may simply be run again.
     pub fn is_retryable(&self) -> bool {
@@ -45,5 +74,21 @@ impl DbError {
             }
             _ => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_broken_connection_or_an_empty_pool_is_unavailability() {
+        let io = sqlx::Error::Io(std::io::Error::from(std::io::ErrorKind::ConnectionReset));
+        assert!(is_unavailable(&io));
+        assert!(is_unavailable(&sqlx::Error::PoolTimedOut));
+        assert!(is_unavailable(&sqlx::Error::PoolClosed));
+        assert!(DbError::Sqlx(sqlx::Error::PoolTimedOut).is_unavailable());
+        assert!(!is_unavailable(&sqlx::Error::RowNotFound));
+        assert!(!DbError::Internal("bug".into()).is_unavailable());
     }
 }

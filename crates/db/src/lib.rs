@@ -33,7 +33,7 @@ pub mod service;
 pub mod service_health;
 pub mod triggers;
 
-pub use error::DbError;
+pub use error::{DbError, is_unavailable};
 pub use point::{Point, PointError};
 pub use service::Service;
 pub use sqlx::PgPool;

@@ -14,3 +14,15 @@ pub enum GeocodeError {
     #[error("HTTP client: {0}")]
     Client(String),
 }
+
+impl GeocodeError {
+    /// Whether the database could not be used at all (the connection broke, the pool had
+    /// none, the server is restarting): the row met no failure of its own.
+    pub fn is_database_unavailable(&self) -> bool {
+        match self {
+            GeocodeError::Db(e) => e.is_unavailable(),
+            GeocodeError::Sqlx(e) => bandmap_db::is_unavailable(e),
+            GeocodeError::Client(_) => false,
+        }
+    }
+}

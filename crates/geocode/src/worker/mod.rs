@@ -164,7 +164,8 @@ pub async fn run_once(ctx: &Worker) -> Outcome {
     guarded(ctx, &row, process(ctx, &row)).await
 }
 
-/// Runs one row's processing; if it raises or panics the row ends `error` with the message.
+/// Runs one row's processing; if it raises or panics the row ends `error` with the message,
+/// unless the database itself was unavailable ([`give_back`]).
 async fn guarded(
     ctx: &Worker,
     row: &Claimed,
@@ -172,10 +173,25 @@ async fn guarded(
 ) -> Outcome {
     let failure = match AssertUnwindSafe(work).catch_unwind().await {
         Ok(Ok(outcome)) => return outcome,
+        Ok(Err(e)) if e.is_database_unavailable() => return give_back(ctx, row, &e).await,
         Ok(Err(e)) => format!("processing failed: {e}"),
         Err(panic) => format!("processing panicked: {}", panic_message(panic.as_ref())),
     };
     record_error(ctx, row, failure).await
+}
+
+/// The database failed under a row, not the row: it goes back to `pending`, due now, its
+/// attempts and error unchanged, for the next loop once the database answers again. When
+/// even that cannot be written, the row stays `processing` for the self-repair.
+async fn give_back(ctx: &Worker, row: &Claimed, e: &GeocodeError) -> Outcome {
+    tracing::warn!(row.id = row.id, error = %e, "database unavailable; row given back");
+    let kept = match exits::release(&ctx.pool, &[row.claim()]).await {
+        Ok(_) => "given back",
+        Err(_) => "left for the self-repair",
+    };
+    Outcome::Fault {
+        message: format!("database unavailable under row {}: {e}; {kept}", row.id),
+    }
 }
 
 async fn record_error(ctx: &Worker, row: &Claimed, failure: String) -> Outcome {

@@ -218,3 +218,68 @@ async fn two_workers_claiming_batches_in_parallel_never_share_a_row() {
     assert_eq!(done.len(), n as usize, "a row was processed twice");
     assert_eq!(geo.call_count(), n as usize, "one call per row");
 }
+
+/// Makes every write of `done` to a row fail with SQLSTATE `code` (a trigger), or lifts it.
+async fn refuse_done(pool: &sqlx::PgPool, code: Option<&str>) {
+    let sql = match code {
+        Some(code) => format!(
+            "CREATE OR REPLACE FUNCTION refuse_done() RETURNS trigger LANGUAGE plpgsql AS $$
+             BEGIN RAISE EXCEPTION 'refused by the test' USING ERRCODE = '{code}'; END $$;
+             DROP TRIGGER IF EXISTS refuse_done ON band_locations;
+             CREATE TRIGGER refuse_done BEFORE UPDATE ON band_locations FOR EACH ROW
+             WHEN (NEW.geocode_status = 'done') EXECUTE FUNCTION refuse_done();"
+        ),
+        None => "DROP TRIGGER IF EXISTS refuse_done ON band_locations;".to_string(),
+    };
+    sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
+        .execute(pool)
+        .await
+        .unwrap();
+}
+
+/// The database failing under a row (57P01, what a server shutting down answers) is not the
+/// row's failure: the row goes back to `pending`, attempts and error unchanged, and is
+/// geocoded once the database answers again. A statement the database refuses for the row
+/// itself (23514, a check) still ends the row `error`.
+#[tokio::test]
+async fn a_row_the_database_failed_under_goes_back_pending_not_error() {
+    let db = bandmap_test_support::TestDb::new().await;
+    let geo = FakeGeoapify::start().await;
+    geo.set_results("Voss, Norway", vec![city("Voss", 60.63, 6.42, 0.9, "no")]);
+    let id = row(&db.pool, 1, 0, "Voss", &[], "Norway", "NO").await;
+    let before = state(&db.pool, id).await;
+    let w = worker(&db.pool, &config(&geo), Some(tiny_gazetteer()));
+
+    refuse_done(&db.pool, Some("57P01")).await;
+    let out = run_batch(&w, 10).await;
+    assert!(
+        matches!(&out[..], [Outcome::Fault { message }] if message.contains("given back")),
+        "{out:?}"
+    );
+    let after = state(&db.pool, id).await;
+    assert_eq!(after.geocode_status, "pending");
+    assert_eq!(
+        (after.attempts, after.error),
+        (before.attempts, before.error)
+    );
+
+    refuse_done(&db.pool, None).await;
+    let out = run_batch(&w, 10).await;
+    assert_eq!(
+        out,
+        [Outcome::Done {
+            id,
+            provider: "geoapify".into(),
+            dedup: false
+        }]
+    );
+
+    let other = row(&db.pool, 2, 0, "Voss", &[], "Norway", "NO").await;
+    refuse_done(&db.pool, Some("23514")).await;
+    let out = run_batch(&w, 10).await;
+    assert!(
+        matches!(&out[..], [Outcome::Error { id, .. }] if *id == other),
+        "{out:?}"
+    );
+    assert_eq!(state(&db.pool, other).await.geocode_status, "error");
+}
