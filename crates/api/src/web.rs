@@ -101,9 +101,7 @@ impl WebFiles {
         match &self.dir {
             Some(dir) => {
                 let bytes = std::fs::read(dir.join(path)).ok()?;
-                let mut h = std::hash::DefaultHasher::new();
-                std::hash::Hasher::write(&mut h, &bytes);
-                let etag = format!("W/\"s{:016x}\"", std::hash::Hasher::finish(&h));
+                let etag = cache::content_etag('s', &bytes);
                 Some(File {
                     bytes: Bytes::from(bytes),
                     etag,
@@ -199,9 +197,7 @@ fn page_source(files: &WebFiles, file_etag: &str, variant: &impl Hash) -> u64 {
 /// `W/"p…"`: a hash of the written page, so that a new build which writes the page
 /// differently (tags, texts) gives it a new ETag even when `map/index.html` is unchanged.
 fn page_etag(page: &[u8]) -> Arc<str> {
-    let mut h = DefaultHasher::new();
-    h.write(page);
-    Arc::from(format!("W/\"p{:016x}\"", h.finish()))
+    Arc::from(cache::content_etag('p', page))
 }
 
 /// A page written from the map page's file by `write`, like the front end's files: an ETag

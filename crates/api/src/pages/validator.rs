@@ -11,7 +11,6 @@ use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use std::hash::{DefaultHasher, Hasher};
 
 /// Largest page given a validator: a sitemap file (at most 40,000 addresses) is a few MB; a
 /// body larger than this, or of unknown length, goes out as it is, without one.
@@ -59,9 +58,7 @@ fn if_none_match(headers: &HeaderMap) -> HeaderMap {
 
 /// `W/"h…"`: a hash of the page's bytes.
 fn etag_of(bytes: &Bytes) -> String {
-    let mut h = DefaultHasher::new();
-    h.write(bytes);
-    format!("W/\"h{:016x}\"", h.finish())
+    cache::content_etag('h', bytes)
 }
 
 /// A 304 carrying the headers a cache needs from the 200 it stands for (RFC 9110 §15.4.5).

@@ -40,15 +40,22 @@ pub fn not_modified_response_with(cache_control: &'static str, etag: &str) -> Re
     res
 }
 
+/// A weak ETag naming `bytes`: `W/"<kind><64-bit hash>"`. The kind letter keeps the ETags
+/// of different sorts of answers apart (`c` JSON answers, `s` files read from `WEB_DIR`,
+/// `p` the map page and the embed, `h` the server-written pages).
+pub fn content_etag(kind: char, bytes: &[u8]) -> String {
+    let mut h = std::hash::DefaultHasher::new();
+    h.write(bytes);
+    format!("W/\"{kind}{:016x}\"", h.finish())
+}
+
 /// A JSON answer with `Cache-Control` and a content ETag; 304 when the client has it.
 pub fn json_response<T: serde::Serialize>(headers: &HeaderMap, value: &T) -> Response {
     let body = match serde_json::to_vec(value) {
         Ok(b) => b,
         Err(e) => return crate::error::ApiError::internal(e).into_response(),
     };
-    let mut h = std::hash::DefaultHasher::new();
-    h.write(&body);
-    let etag = format!("W/\"c{:016x}\"", h.finish());
+    let etag = content_etag('c', &body);
     if not_modified(headers, &etag) {
         return not_modified_response(&etag);
     }
