@@ -3,16 +3,18 @@
 # run (issue 27 point 4; docs/performance.md, "The clusters against /healthz"):
 # the clusters bench's 150,000 points, each binary on a database of its own (an older
 # build may not know the newer migrations), then ROUNDS rounds in which every binary in
-# turn answers wrk -t2 -cCONN -dDURs on /healthz, the six cluster cases (z3, z6, z10, each
-# plain and genre=black), a static file of the z6 answer's size, and /healthz again. Each case's figure is its req/s divided by the
-# mean of the two /healthz runs around it, for the same binary in the same round.
+# turn answers wrk -t2 -cCONN -dDURs on the six cluster cases (z3, z6, z10, each plain and
+# genre=black) and a static file of the z6 answer's size, with a /healthz run before and
+# after every case. Each case's figure is its req/s divided by the mean of the /healthz
+# runs just around it; the summary gives each case's median over the rounds, and the
+# server's own CPU time per answer against /healthz's (ratio_summary.py).
 #
 # Usage: bench/clusters/ratio.sh [LABEL=BIN ...]   (default: this tree's release build)
 #   e.g. bench/clusters/ratio.sh old=/tmp/bandmap-1124 new=target/release/bandmap
 # Env: ACCEPT_ENCODING (unset: no Accept-Encoding, the bodies as written; e.g.
 #      ACCEPT_ENCODING="gzip, deflate, br, zstd", what Chromium sends, on every request
 #      including /healthz: the answers a browser gets),
-#      POINTS (150000), DUR (5), CONN (32), ROUNDS (2), PORT (18095), NICE (unset: run as
+#      POINTS (150000), DUR (3), CONN (32), ROUNDS (5), PORT (18095), NICE (unset: run as
 #      is; e.g. NICE=-20 as root gives wrk and the servers the CPU before other jobs of a
 #      shared machine — say so with the figures).
 # Needs: PostgreSQL+PostGIS on 127.0.0.1:5432 (user postgres, trust), wrk.
@@ -21,9 +23,9 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT="$ROOT/bench/out/ratio"
 POINTS=${POINTS:-150000}
-DUR=${DUR:-5}
+DUR=${DUR:-3}
 CONN=${CONN:-32}
-ROUNDS=${ROUNDS:-2}
+ROUNDS=${ROUNDS:-5}
 PORT=${PORT:-18095}
 PG="postgres://postgres@127.0.0.1:5432"
 BASE="http://127.0.0.1:$PORT"
@@ -90,36 +92,43 @@ stop() { kill "$SERVE" 2>/dev/null || true; wait "$SERVE" 2>/dev/null || true; }
 trap stop EXIT
 
 : >"$OUT/http.txt"; : >"$OUT/errors.txt"
+tick=$(getconf CLK_TCK)
+cpu() { awk '{print $14 + $15}' "/proc/$SERVE/stat"; }
+# One wrk run: its req/s and the server's CPU time per answer (user + system, from
+# /proc: what the server spends on a request, whatever wrk costs beside it).
+measure() { # round label name
+  local before after res rps bad reqs
+  before=$(cpu)
+  res=$(run wrk -t2 -c"$CONN" -d"${DUR}s" "${ASK[@]}" "${URL[$3]}")
+  after=$(cpu)
+  rps=$(awk '/Requests\/sec/ {print $2}' <<<"$res")
+  reqs=$(awk '/requests in/ {print $1}' <<<"$res")
+  # An error answered fast would pass for speed: say it, and keep it out of the ratios.
+  bad=$(awk '/Non-2xx or 3xx responses/ {print $5}' <<<"$res")
+  if [ -n "$bad" ]; then
+    echo "   $1 $2 $3: $bad answers were not 2xx; the case is left out" | tee -a "$OUT/errors.txt"
+    return
+  fi
+  awk -v r="$1" -v l="$2" -v n="$3" -v rps="$rps" -v q="$reqs" -v c="$((after - before))" -v t="$tick" \
+    'BEGIN { printf "%s %s %-9s req/s %10s  serve-us/req %6.2f\n", r, l, n, rps, c / t / q * 1e6 }' |
+    tee -a "$OUT/http.txt"
+}
 for round in $(seq 1 "$ROUNDS"); do
   i=0
   for spec in "${BINS[@]}"; do
     label=${spec%%=*}; bin=${spec#*=}
     start "$label" "$bin" "bandmap_bench_ratio_$i"; i=$((i + 1))
     echo "== round $round, $label (load $(cut -d' ' -f1 /proc/loadavg)); z6 body $(curl -fs "${ASK[@]}" "${URL[z6]}" | wc -c) bytes"
-    for name in healthz "${CASES[@]}" healthz; do
-      res=$(run wrk -t2 -c"$CONN" -d"${DUR}s" "${ASK[@]}" "${URL[$name]}")
-      rps=$(awk '/Requests\/sec/ {print $2}' <<<"$res")
-      # An error answered fast would pass for speed: say it, and keep it out of the ratios.
-      bad=$(awk '/Non-2xx or 3xx responses/ {print $5}' <<<"$res")
-      if [ -n "$bad" ]; then
-        echo "   $round $label $name: $bad answers were not 2xx; the case is left out" | tee -a "$OUT/errors.txt"
-        continue
-      fi
-      printf "%s %s %-9s req/s %10s\n" "$round" "$label" "$name" "$rps" | tee -a "$OUT/http.txt"
+    # /healthz between every two cases: each case is read against the runs just before
+    # and just after it, so the machine's speed, which drifts over tens of seconds on a
+    # shared host, is nearly the same in the case and its baseline.
+    measure "$round" "$label" healthz
+    for name in "${CASES[@]}"; do
+      measure "$round" "$label" "$name"
+      measure "$round" "$label" healthz
     done
     stop
   done
 done
 
-echo "== each case ÷ the mean of its two /healthz runs (same binary, same round)"
-awk '
-  { k = $1 SUBSEP $2; if ($3 == "healthz") { h[k] += $5 / 2 } else { v[k, $3] = $5; seen[$3] = 1 }
-    keys[k] = 1; if (!($3 in order) && $3 != "healthz") { order[$3] = ++n; names[n] = $3 } }
-  END {
-    for (k in keys) {
-      split(k, p, SUBSEP); line = sprintf("round %s %-6s healthz %8.0f", p[1], p[2], h[k])
-      for (j = 1; j <= n; j++)
-        line = line (((k, names[j]) in v) ? sprintf("  %s %.2f", names[j], v[k, names[j]] / h[k]) : sprintf("  %s -", names[j]))
-      print line
-    }
-  }' "$OUT/http.txt" | sort | tee "$OUT/ratios.txt"
+python3 "$ROOT/bench/clusters/ratio_summary.py" "$OUT/http.txt" | tee "$OUT/ratios.txt"

@@ -82,6 +82,7 @@ pub fn api_routes(state: &AppState) -> (Router<AppState>, utoipa::openapi::OpenA
     let auth = crate::auth::router().layer(DefaultBodyLimit::max(AUTH_BODY_LIMIT));
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(crate::probes::router())
+        .merge(crate::public::root_routes())
         .nest("/api", crate::public::router(state))
         .nest("/admin/api", admin)
         .nest("/admin/auth", auth)

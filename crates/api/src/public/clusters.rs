@@ -2,16 +2,14 @@
 //! (docs/map.md), with an ETag from the served snapshot's content fingerprint and the
 //! normalised query.
 
-use super::cache;
+use super::cache::{self, Asked};
 use super::map_state::MapState;
 use super::params::{self, View};
-use crate::encoded::Coding;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::Query;
 use crate::param::{self, Breakdown};
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::HeaderMap;
 use axum::response::Response;
 use bandmap_index::map::ClusterQuery;
 use serde::Deserialize;
@@ -44,7 +42,7 @@ impl ClustersParams {
 }
 
 /// Map clusters and points in a bounding box.
-#[utoipa::path(get, path = "/clusters", tag = "public",
+#[utoipa::path(get, path = "/api/clusters", tag = "public",
     params(params::ViewParams, params::MapFilterParams, ClustersParams),
     responses(
         (status = 200, description = "GeoJSON FeatureCollection (clusters: cluster, count, expansion_zoom, and with breakdown=families a families object {family: count}; points: cluster=false and the band fields, and with breakdown=families their family)", content_type = "application/geo+json", body = Object),
@@ -52,7 +50,7 @@ impl ClustersParams {
         (status = 400, description = "malformed parameter", body = ErrorBody)))]
 pub async fn clusters(
     State(map): State<MapState>,
-    headers: HeaderMap,
+    asked: Asked,
     Query(p): Query<ClustersParams>,
 ) -> Result<Response, ApiError> {
     let (view, breakdown) = p.request();
@@ -63,13 +61,12 @@ pub async fn clusters(
         zoom: view.zoom,
         filter: view.filter,
     };
-    if cache::not_modified(&headers, &etag) {
+    if asked.holds(&etag) {
         return Ok(cache::not_modified_response(&etag));
     }
     // Shared, not copied: a repeated view is served from the snapshot's kept bodies, and
     // in the client's coding from the compressed ones kept by ETag.
-    let coding = Coding::preferred(&headers);
-    let answer = map.encoded.answer_ok(&etag, coding, || {
+    let answer = map.encoded().answer_ok(&etag, asked.coding, || {
         Bytes::from_owner(snap.geojson_with(&query, breakdown))
     });
     Ok(cache::encoded_response(GEOJSON, &etag, answer))

@@ -1,41 +1,38 @@
 //! What the map endpoints (`/api/clusters`, `/api/flows`) take from the application state:
-//! the map index, the pool of its first load and the compressed answers, extracted alone through axum's
-//! `FromRef`. Extracting the whole `AppState` cloned its thirteen shared handles on every
-//! request and dropped them after — reference-count atomics written by every worker
-//! thread on the hottest path of the API (`perf`: ~4 % of a busy serve in the clone and
-//! drop alone, docs/performance.md "Flows").
+//! the map index, the pool of its first load and the compressed answers, extracted through
+//! axum's `FromRef` as one handle on the shared state.
+//!
+//! Why one handle: axum clones a route's state for every request, and each extractor's
+//! `FromRef` clones again. `MapState` once held its own three reference-counted handles
+//! (index, pool, compressed answers): three atomic increments and decrements written by
+//! both worker threads on the hottest path of the API. It now holds the [`AppState`], one
+//! `Arc` (docs/performance.md "Flows", "One handle on the state").
 
 use crate::encoded::EncodedBodies;
 use crate::state::AppState;
 use axum::extract::FromRef;
-use bandmap_index::map::{LoadError, MapIndex, Snapshot};
-use sqlx::PgPool;
+use bandmap_index::map::{LoadError, Snapshot};
 use std::sync::Arc;
 
-/// The map index and the pool it loads from.
+/// The map index, the pool it loads from and the compressed answers, read from the
+/// application state.
 #[derive(Debug, Clone)]
-pub struct MapState {
-    /// The in-memory map index.
-    pub map: Arc<MapIndex>,
-    /// The pool of its first load.
-    pub pool: PgPool,
-    /// Compressed answers kept by ETag.
-    pub encoded: Arc<EncodedBodies>,
-}
+pub struct MapState(AppState);
 
 impl FromRef<AppState> for MapState {
     fn from_ref(state: &AppState) -> MapState {
-        MapState {
-            map: state.read.map.clone(),
-            pool: state.pool.clone(),
-            encoded: state.read.encoded.clone(),
-        }
+        MapState(state.clone())
     }
 }
 
 impl MapState {
     /// The snapshot to answer from (loaded first if it never was).
     pub async fn snapshot(&self) -> Result<Arc<Snapshot>, LoadError> {
-        self.map.get(&self.pool).await
+        self.0.read.map.get(&self.0.pool).await
+    }
+
+    /// The map answers compressed once and kept by ETag.
+    pub fn encoded(&self) -> &EncodedBodies {
+        &self.0.read.encoded
     }
 }

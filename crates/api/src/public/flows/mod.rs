@@ -4,15 +4,13 @@
 pub mod body;
 pub mod params;
 
-use super::cache;
+use super::cache::{self, Asked};
 use super::map_state::MapState;
 use super::params::{MapFilterParams, ViewParams};
-use crate::encoded::Coding;
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::Query;
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::HeaderMap;
 use axum::response::Response;
 use body::{FlowBandsBody, FlowsBody};
 use params::{FlowBandsParams, FlowsParams};
@@ -32,16 +30,16 @@ const JSON: &str = "application/json";
         (status = 429, description = "too many requests from this client address", body = ErrorBody)))]
 pub async fn flows(
     State(map): State<MapState>,
-    headers: HeaderMap,
+    asked: Asked,
     Query(p): Query<FlowsParams>,
 ) -> Result<Response, ApiError> {
     let (view, query) = p.parse();
     let snap = map.snapshot().await.map_err(ApiError::internal)?;
     let etag = view.etag('f', snap.fingerprint, ("flows", query.limit));
-    if cache::not_modified(&headers, &etag) {
+    if asked.holds(&etag) {
         return Ok(cache::not_modified_response(&etag));
     }
-    let answer = map.encoded.answer(&etag, Coding::preferred(&headers), || {
+    let answer = map.encoded().answer(&etag, asked.coding, || {
         snap.flows_body(&query, |answer| serde_json::to_vec(&FlowsBody::of(answer)))
             .map(Bytes::from_owner)
     });
@@ -59,16 +57,16 @@ pub async fn flows(
         (status = 429, description = "too many requests from this client address", body = ErrorBody)))]
 pub async fn flow_bands(
     State(map): State<MapState>,
-    headers: HeaderMap,
+    asked: Asked,
     Query(p): Query<FlowBandsParams>,
 ) -> Result<Response, ApiError> {
     let (view, params::FlowRequest { query, from, to }) = p.parse()?;
     let snap = map.snapshot().await.map_err(ApiError::internal)?;
     let etag = view.etag('f', snap.fingerprint, ("flow-bands", query.limit, from, to));
-    if cache::not_modified(&headers, &etag) {
+    if asked.holds(&etag) {
         return Ok(cache::not_modified_response(&etag));
     }
-    let answer = map.encoded.answer(&etag, Coding::preferred(&headers), || {
+    let answer = map.encoded().answer(&etag, asked.coding, || {
         serde_json::to_vec(&FlowBandsBody::of(&snap.flow_bands(&query, from, to))).map(Bytes::from)
     });
     let answer = answer.map_err(ApiError::internal)?;
