@@ -3,8 +3,8 @@
 
 use crate::error::ApiError;
 use axum::extract::{FromRequest, FromRequestParts, Request};
-use axum::http::StatusCode;
 use axum::http::request::Parts;
+use axum::http::{StatusCode, Uri};
 use serde::de::DeserializeOwned;
 
 /// Query string deserialised into `T`; failure → 400 naming the problem: a typed
@@ -22,6 +22,14 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Query<T> {
             .map(|q| Query(q.0))
             .map_err(|e| query_rejection(&e.body_text()))
     }
+}
+
+/// The query string of `uri` deserialised into `T`, refused as [`Query`] refuses it: for a
+/// handler that looks at the query string as sent before it parses it.
+pub fn parse_query<T: DeserializeOwned>(uri: &Uri) -> Result<T, ApiError> {
+    axum::extract::Query::<T>::try_from_uri(uri)
+        .map(|q| q.0)
+        .map_err(|e| query_rejection(&e.body_text()))
 }
 
 /// The 400 of a query string that did not deserialise (axum's text of it).

@@ -30,6 +30,9 @@ pub struct ReadModels {
     /// The map answers compressed once for the clients that accept it, kept by ETag
     /// ([`crate::encoded`]; entries of an older snapshot age out).
     pub encoded: Arc<crate::encoded::EncodedBodies>,
+    /// The clusters requests answered lately, by query string as sent: parsed and tagged
+    /// once ([`crate::public::clusters::memo`]).
+    pub cluster_views: Arc<crate::public::clusters::memo::ViewMemo>,
 }
 
 impl ReadModels {

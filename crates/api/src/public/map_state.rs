@@ -8,6 +8,7 @@
 //! both worker threads on the hottest path of the API. It now holds the [`AppState`], one
 //! `Arc` (docs/performance.md "Flows", "One handle on the state").
 
+use super::clusters::memo::ViewMemo;
 use crate::encoded::EncodedBodies;
 use crate::state::AppState;
 use axum::extract::FromRef;
@@ -29,6 +30,11 @@ impl MapState {
     /// The snapshot to answer from (loaded first if it never was).
     pub async fn snapshot(&self) -> Result<Arc<Snapshot>, LoadError> {
         self.0.read.map.get(&self.0.pool).await
+    }
+
+    /// The clusters requests answered lately, parsed and tagged.
+    pub fn cluster_views(&self) -> &ViewMemo {
+        &self.0.read.cluster_views
     }
 
     /// The map answers compressed once and kept by ETag.

@@ -526,3 +526,29 @@ async fn routes_are_in_the_openapi_document() {
         ]
     );
 }
+
+/// The query strings answered lately are remembered parsed (`clusters::memo`): a string
+/// asked again answers what it answered, another spelling of the same view answers the same
+/// bytes under the same ETag, and a refused string is refused every time.
+#[tokio::test]
+async fn a_remembered_query_answers_as_a_parsed_one() {
+    let app = seeded().await;
+    let first = get(&app, "?zoom=5&genre=black&bbox=-10,40,30,60").await;
+    let etag = first.headers()["etag"].to_str().unwrap().to_string();
+    let body = first.bytes().await.unwrap();
+    for query in [
+        "?zoom=5&genre=black&bbox=-10,40,30,60",
+        "?bbox=-10,40,30,60&genre=black&zoom=5",
+        "?bbox=-10.0,40,30,60.000&genre=black&zoom=5",
+    ] {
+        let again = get(&app, query).await;
+        assert_eq!(again.status(), 200, "{query}");
+        assert_eq!(again.headers()["etag"].to_str().unwrap(), etag, "{query}");
+        assert_eq!(again.bytes().await.unwrap(), body, "{query}");
+    }
+    assert!(app.state.read.cluster_views.len() >= 3);
+    for _ in 0..2 {
+        let refused = get(&app, "?zoom=5&bbox=1,2,3").await;
+        assert_eq!(refused.status(), 400);
+    }
+}

@@ -2,14 +2,17 @@
 //! (docs/map.md), with an ETag from the served snapshot's content fingerprint and the
 //! normalised query.
 
+pub mod memo;
+
 use super::cache::{self, Asked};
 use super::map_state::MapState;
 use super::params::{self, View};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::Query;
+use crate::extract::parse_query;
 use crate::param::{self, Breakdown};
 use axum::body::Bytes;
 use axum::extract::State;
+use axum::http::Uri;
 use axum::response::Response;
 use bandmap_index::map::ClusterQuery;
 use serde::Deserialize;
@@ -51,23 +54,29 @@ impl ClustersParams {
 pub async fn clusters(
     State(map): State<MapState>,
     asked: Asked,
-    Query(p): Query<ClustersParams>,
+    uri: Uri,
 ) -> Result<Response, ApiError> {
-    let (view, breakdown) = p.request();
+    let query = uri.query().unwrap_or("");
+    // A malformed query is refused before the snapshot is looked at (a 400, never a 500
+    // of a map that cannot load); a query string seen before is not parsed again.
+    let found = map.cluster_views().lookup(query, || {
+        parse_query::<ClustersParams>(&uri).map(|p| p.request())
+    })?;
     let snap = map.snapshot().await.map_err(ApiError::internal)?;
-    let etag = view.etag('m', snap.fingerprint, breakdown);
-    let query = ClusterQuery {
-        bbox: view.bbox,
-        zoom: view.zoom,
-        filter: view.filter,
-    };
-    if asked.holds(&etag) {
-        return Ok(cache::not_modified_response(&etag));
+    let parsed = map.cluster_views().tag(query, found, snap.fingerprint);
+    let etag = parsed.etag.as_str();
+    if asked.holds(etag) {
+        return Ok(cache::not_modified_response(etag));
     }
     // Shared, not copied: a repeated view is served from the snapshot's kept bodies, and
     // in the client's coding from the compressed ones kept by ETag.
-    let answer = map.encoded().answer_ok(&etag, asked.coding, || {
-        Bytes::from_owner(snap.geojson_with(&query, breakdown))
+    let answer = map.encoded().answer_ok(etag, asked.coding, || {
+        let query = ClusterQuery {
+            bbox: parsed.view.bbox,
+            zoom: parsed.view.zoom,
+            filter: parsed.view.filter.clone(),
+        };
+        Bytes::from_owner(snap.geojson_with(&query, parsed.breakdown))
     });
-    Ok(cache::encoded_response(GEOJSON, &etag, answer))
+    Ok(cache::encoded_response(GEOJSON, etag, answer))
 }
