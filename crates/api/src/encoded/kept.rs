@@ -27,7 +27,7 @@ struct Key {
     coding: Coding,
 }
 
-// By hand so that [`Asked`] hashes the same (quick_cache looks a key up by its borrowed
+// By hand so that [`Borrowed`] hashes the same (quick_cache looks a key up by its borrowed
 // form without allocating).
 impl Hash for Key {
     fn hash<H: Hasher>(&self, state: &mut H) {
@@ -38,19 +38,19 @@ impl Hash for Key {
 
 /// A [`Key`] borrowed from the request.
 #[derive(Debug, Clone, Copy)]
-struct Asked<'a> {
+struct Borrowed<'a> {
     etag: &'a str,
     coding: Coding,
 }
 
-impl Hash for Asked<'_> {
+impl Hash for Borrowed<'_> {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.etag.hash(state);
         self.coding.hash(state);
     }
 }
 
-impl quick_cache::Equivalent<Key> for Asked<'_> {
+impl quick_cache::Equivalent<Key> for Borrowed<'_> {
     fn equivalent(&self, key: &Key) -> bool {
         self.coding == key.coding && self.etag == key.etag.as_ref()
     }
@@ -93,7 +93,7 @@ impl EncodedBodies {
         if coding == Coding::Identity {
             return Ok((identity()?, Coding::Identity));
         }
-        if let Some(kept) = self.0.get(&Asked { etag, coding }) {
+        if let Some(kept) = self.0.get(&Borrowed { etag, coding }) {
             return Ok((kept, coding));
         }
         let body = identity()?;
