@@ -18,8 +18,8 @@ use utoipa_axum::routes;
 
 /// The routes of the public API that are mounted at the root with their whole path, not
 /// nested under `/api`: `/api/clusters`. A nested route pays for the nesting on every
-/// request (axum rewrites the URI without its prefix and records the nested path: ~0.3 µs
-/// of the clusters' 2.5 µs over `/healthz`, docs/performance.md "Where the clusters' time
+/// request (axum rewrites the URI without its prefix and records the nested path: ~0.5 µs
+/// of the clusters' ~2.4 µs over `/healthz`, docs/performance.md "Where the clusters' time
 /// over /healthz went"); the clusters are the map's hottest path.
 pub fn root_routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(clusters::clusters))
