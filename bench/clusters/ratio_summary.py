@@ -38,7 +38,8 @@ def ratios(runs):
             if not around:
                 continue
             tput[(label, case)].append(rps / statistics.mean(s[1] for s in around))
-            cost[(label, case)].append(statistics.mean(s[2] for s in around) / us)
+            if us > 0:  # 0 when the CPU time was not read (another process's /proc)
+                cost[(label, case)].append(statistics.mean(s[2] for s in around) / us)
     return tput, cost
 
 
@@ -64,7 +65,7 @@ def main():
                 print(f"   {case:<10} -")
                 continue
             ts = f"{statistics.median(t):.2f} ({min(t):.2f}–{max(t):.2f}, n={len(t)})"
-            cs = f"{statistics.median(c):.2f} ({min(c):.2f}–{max(c):.2f})"
+            cs = f"{statistics.median(c):.2f} ({min(c):.2f}–{max(c):.2f})" if c else "-"
             print(f"   {case:<10} {ts:<36} {cs}")
 
 
