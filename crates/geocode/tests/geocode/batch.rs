@@ -34,12 +34,7 @@ async fn rows_not_started_when_the_budget_is_spent_go_back_unchanged() {
         geo.texts().is_empty(),
         "no provider call once the budget is spent"
     );
-    let after = state(&db.pool, online).await;
-    assert_eq!(after.geocode_status, "pending");
-    assert_eq!(
-        (after.attempts, after.error),
-        (before.attempts, before.error)
-    );
+    assert_given_back(&db.pool, online, &before).await;
     let claimed: Option<chrono::DateTime<chrono::Utc>> =
         sqlx::query_scalar("SELECT claimed_at FROM band_locations WHERE id = $1")
             .bind(online)
@@ -220,6 +215,17 @@ async fn two_workers_claiming_batches_in_parallel_never_share_a_row() {
 }
 
 /// Makes every write of `done` to a row fail with SQLSTATE `code` (a trigger), or lifts it.
+/// The row is `pending` again with its attempts and error as they were in `before`: given
+/// back, not counted as a failure.
+async fn assert_given_back(pool: &sqlx::PgPool, id: i64, before: &RowState) {
+    let after = state(pool, id).await;
+    assert_eq!(after.geocode_status, "pending");
+    assert_eq!(
+        (after.attempts, &after.error),
+        (before.attempts, &before.error)
+    );
+}
+
 async fn refuse_done(pool: &sqlx::PgPool, code: Option<&str>) {
     let sql = match code {
         Some(code) => format!(
@@ -256,12 +262,7 @@ async fn a_row_the_database_failed_under_goes_back_pending_not_error() {
         matches!(&out[..], [Outcome::Fault { message }] if message.contains("given back")),
         "{out:?}"
     );
-    let after = state(&db.pool, id).await;
-    assert_eq!(after.geocode_status, "pending");
-    assert_eq!(
-        (after.attempts, after.error),
-        (before.attempts, before.error)
-    );
+    assert_given_back(&db.pool, id, &before).await;
 
     refuse_done(&db.pool, None).await;
     let out = run_batch(&w, 10).await;
